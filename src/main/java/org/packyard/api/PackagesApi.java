@@ -1,0 +1,217 @@
+package org.packyard.api;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.vertx.core.Context;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.internal.buffer.BufferInternal;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import org.packyard.catalog.Branch;
+import org.packyard.catalog.Catalog;
+import org.packyard.catalog.Served;
+import org.packyard.server.HttpError;
+import org.packyard.server.PathSegments;
+import org.packyard.server.Responses;
+
+/**
+ * Batch and bulk reads for indexers: {@code POST /api/v1/branches/{branch}/packages:batchGet}
+ * (up to 1,000 names in one request) and {@code GET /api/v1/branches/{branch}/packages}, every
+ * package name of the branch as NDJSON, streamed from the mapped records with back-pressure.
+ */
+public final class PackagesApi {
+  public static final int MAX_BATCH = 1_000;
+  static final int MAX_BODY = 2 << 20;
+  private static final int STREAM_STEP = 512;
+  private static final JsonFactory JSON = new JsonFactory();
+  private static final byte[] NULL = "null".getBytes(StandardCharsets.US_ASCII);
+
+  private final Catalog catalog;
+
+  public PackagesApi(Catalog catalog) {
+    this.catalog = catalog;
+  }
+
+  public void mount(Router router) {
+    router.postWithRegex("/api/v1/branches/([^/]+)/packages:batchGet")
+        .handler(BodyHandler.create(false).setBodyLimit(MAX_BODY))
+        .handler(this::batchGet);
+    router.getWithRegex("/api/v1/branches/([^/]+)/packages").handler(this::stream);
+  }
+
+  private Branch branch(RoutingContext ctx) {
+    String raw = ctx.request().path().substring("/api/v1/branches/".length());
+    raw = raw.substring(0, raw.indexOf('/'));
+    String name = PathSegments.string(PathSegments.decode(raw, "branch"));
+    Branch b = catalog.view().branch(name);
+    if (b == null) throw HttpError.notFound("no branch named " + name);
+    if (b.empty()) throw HttpError.unavailable("branch " + name + " has no published snapshot yet");
+    return b;
+  }
+
+  private void batchGet(RoutingContext ctx) {
+    Branch branch = branch(ctx);
+    Set<String> names = parseNames(ctx.body().buffer());
+    List<ByteBuf> parts = new ArrayList<>(names.size() * 4 + 2);
+    parts.add(ascii("{\"packages\":{"));
+    boolean first = true;
+    for (String n : names) {
+      byte[] utf8 = n.getBytes(StandardCharsets.UTF_8);
+      parts.add(Unpooled.wrappedBuffer(jsonKey(n, first)));
+      first = false;
+      Branch.Hit hit = branch.newest(utf8);
+      if (hit == null) {
+        parts.add(Unpooled.wrappedBuffer(NULL));
+      } else {
+        parts.add(Unpooled.wrappedBuffer(hit.served().index().packageRecord(hit.key())));
+        parts.add(Unpooled.wrappedBuffer(hit.served().repoSuffix()));
+      }
+    }
+    parts.add(ascii("}}"));
+    Responses.json(ctx.response(), BufferInternal.buffer(Unpooled.wrappedBuffer(parts.size(), parts.toArray(ByteBuf[]::new))));
+  }
+
+  /** {@code {"names": ["a", "b"]}}: 1 to 1,000 strings, each a valid name. */
+  static Set<String> parseNames(Buffer body) {
+    if (body == null || body.length() == 0) throw HttpError.badRequest("the body must be {\"names\": [...]}");
+    Set<String> names = new LinkedHashSet<>();
+    try (JsonParser p = JSON.createParser(body.getBytes())) {
+      if (p.nextToken() != JsonToken.START_OBJECT) throw HttpError.badRequest("the body must be a JSON object {\"names\": [...]}");
+      boolean sawNames = false;
+      JsonToken t;
+      while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        p.nextToken();
+        if (!field.equals("names")) {
+          throw HttpError.badRequest("unknown field '" + field + "'; the body is {\"names\": [...]}");
+        }
+        sawNames = true;
+        if (p.currentToken() != JsonToken.START_ARRAY) throw HttpError.badRequest("names must be an array of strings");
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+          if (p.currentToken() != JsonToken.VALUE_STRING) throw HttpError.badRequest("names must be an array of strings");
+          String n = p.getText();
+          checkName(n);
+          names.add(n);
+          if (names.size() > MAX_BATCH) throw HttpError.badRequest("at most " + MAX_BATCH + " names per batchGet");
+        }
+      }
+      if (t != JsonToken.END_OBJECT) throw HttpError.badRequest("the body must be a JSON object {\"names\": [...]}");
+      if (p.nextToken() != null) throw HttpError.badRequest("trailing data after the JSON object");
+      if (!sawNames) throw HttpError.badRequest("the body must have a names array");
+    } catch (IOException e) {
+      throw HttpError.badRequest("malformed JSON: "
+          + (e instanceof JsonProcessingException j ? j.getOriginalMessage() : e.getMessage()));
+    }
+    if (names.isEmpty()) throw HttpError.badRequest("names is empty");
+    return names;
+  }
+
+  private static void checkName(String n) {
+    if (n.isEmpty()) throw HttpError.badRequest("a name is empty");
+    for (int i = 0; i < n.length(); i++) {
+      char c = n.charAt(i);
+      if (c < 0x20 || c == 0x7f) throw HttpError.badRequest("a name contains a control character");
+      if (Character.isSurrogate(c)) {
+        if (!Character.isHighSurrogate(c) || i + 1 >= n.length() || !Character.isLowSurrogate(n.charAt(i + 1))) {
+          throw HttpError.badRequest("a name contains an unpaired surrogate");
+        }
+        i++;
+      }
+    }
+    if (n.getBytes(StandardCharsets.UTF_8).length > PathSegments.MAX_NAME_BYTES) {
+      throw HttpError.badRequest("a name is longer than " + PathSegments.MAX_NAME_BYTES + " bytes");
+    }
+  }
+
+  private static byte[] jsonKey(String name, boolean first) {
+    StringBuilder b = new StringBuilder(name.length() + 4);
+    if (!first) b.append(',');
+    b.append('"');
+    for (int i = 0; i < name.length(); i++) {
+      char c = name.charAt(i);
+      if (c == '"' || c == '\\') b.append('\\').append(c);
+      else b.append(c); // control characters were refused by checkName
+    }
+    b.append("\":");
+    return b.toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static ByteBuf ascii(String s) {
+    return Unpooled.wrappedBuffer(s.getBytes(StandardCharsets.US_ASCII));
+  }
+
+  /** One line per distinct name: the /pkg object from the first channel that has the name. */
+  private void stream(RoutingContext ctx) {
+    Branch branch = branch(ctx);
+    HttpServerResponse r = ctx.response();
+    r.setChunked(true);
+    r.headers().set(Responses.CONTENT_TYPE, Responses.NDJSON);
+    new Streamer(branch, r, ctx.vertx().getOrCreateContext()).next();
+  }
+
+  /** Walks the channels' name maps in bounded steps, pausing while the socket is full. */
+  private static final class Streamer {
+    private final Branch branch;
+    private final HttpServerResponse response;
+    private final Context context;
+    private int channel;
+    private int slot;
+
+    Streamer(Branch branch, HttpServerResponse response, Context context) {
+      this.branch = branch;
+      this.response = response;
+      this.context = context;
+      response.exceptionHandler(e -> channel = Integer.MAX_VALUE);
+      response.closeHandler(v -> channel = Integer.MAX_VALUE);
+    }
+
+    /** Writes one bounded step, then yields the event loop (or waits for the socket to drain). */
+    void next() {
+      if (channel < branch.channels().size()) {
+        Served s = branch.channels().get(channel);
+        List<ByteBuf> parts = new ArrayList<>(STREAM_STEP * 2);
+        slot = s.index().scanNewest(slot, STREAM_STEP, (name, key) -> {
+          if (!shadowed(name)) {
+            parts.add(Unpooled.wrappedBuffer(s.index().packageRecord(key)));
+            parts.add(Unpooled.wrappedBuffer(s.repoSuffixLine()));
+          }
+          return true;
+        });
+        if (slot < 0) {
+          channel++;
+          slot = 0;
+        }
+        if (!parts.isEmpty()) {
+          response.write(BufferInternal.buffer(Unpooled.wrappedBuffer(parts.size(), parts.toArray(ByteBuf[]::new))));
+        }
+        if (response.writeQueueFull()) response.drainHandler(v -> next());
+        else context.runOnContext(v -> next());
+        return;
+      }
+      if (channel != Integer.MAX_VALUE) response.end();
+    }
+
+    /** True when an earlier channel has this name: that channel's package is the answer. */
+    private boolean shadowed(ByteBuffer name) {
+      if (channel == 0) return false;
+      byte[] n = new byte[name.remaining()];
+      name.duplicate().get(n);
+      for (int c = 0; c < channel; c++) if (branch.channels().get(c).index().newest(n) > 0) return true;
+      return false;
+    }
+  }
+}

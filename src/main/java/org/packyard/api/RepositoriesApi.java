@@ -1,0 +1,147 @@
+package org.packyard.api;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import java.util.List;
+import org.packyard.catalog.Catalog;
+import org.packyard.catalog.Served;
+import org.packyard.config.RepositoryConfig;
+import org.packyard.mirror.SyncListener;
+import org.packyard.mirror.Syncer;
+import org.packyard.server.HttpError;
+import org.packyard.server.ReaderPool;
+import org.packyard.server.Responses;
+import org.packyard.store.Manifest;
+import org.packyard.store.SnapshotStore;
+import org.packyard.store.StateStore;
+
+/**
+ * Repositories, their snapshots and sync runs: {@code GET /api/v1/repositories},
+ * {@code GET /api/v1/repositories/{name}}, {@code POST /api/v1/repositories/{name}:sync} and
+ * {@code GET /api/v1/sync-runs}. Repository names contain '/', so the name is the rest of the
+ * path; the {@code :sync} verb cannot be part of a name.
+ */
+public final class RepositoriesApi {
+  private static final String PREFIX = "/api/v1/repositories/";
+
+  private final Catalog catalog;
+  private final SnapshotStore snapshots;
+  private final StateStore state;
+  private final Syncer syncer;
+  private final ReaderPool readers;
+
+  public RepositoriesApi(Catalog catalog, SnapshotStore snapshots, StateStore state, Syncer syncer, ReaderPool readers) {
+    this.catalog = catalog;
+    this.snapshots = snapshots;
+    this.state = state;
+    this.syncer = syncer;
+    this.readers = readers;
+  }
+
+  public void mount(Router router) {
+    router.get("/api/v1/repositories").handler(this::list);
+    router.postWithRegex("/api/v1/repositories/.+:sync").handler(this::sync);
+    router.getWithRegex("/api/v1/repositories/.+").handler(this::one);
+    router.get("/api/v1/sync-runs").handler(this::runs);
+  }
+
+  private void list(RoutingContext ctx) {
+    JsonArray out = new JsonArray();
+    for (RepositoryConfig r : catalog.config().repositories()) out.add(summary(r));
+    Responses.json(ctx.response(), new JsonObject().put("repositories", out).encode());
+  }
+
+  private JsonObject summary(RepositoryConfig r) {
+    Served s = catalog.view().repository(r.name());
+    return new JsonObject()
+        .put("name", r.name())
+        .put("upstream", r.upstream().toString())
+        .put("policy", r.policy().key())
+        .put("branch", r.branch())
+        .put("channel", r.channel().key())
+        .put("access", r.access().name().toLowerCase(java.util.Locale.ROOT))
+        .put("sync_every", r.syncEvery() == null ? null : r.syncEvery().toString())
+        .put("snapshot", s == null ? null : snapshotJson(s.snapshot().manifest()));
+  }
+
+  static JsonObject snapshotJson(Manifest m) {
+    return new JsonObject()
+        .put("id", m.id())
+        .put("created_at", m.createdAt())
+        .put("revision", m.revision())
+        .put("packages", m.packages());
+  }
+
+  private RepositoryConfig repository(String name) {
+    RepositoryConfig r = catalog.config().repository(name);
+    if (r == null) throw HttpError.notFound("no repository named " + name);
+    return r;
+  }
+
+  private void one(RoutingContext ctx) {
+    RepositoryConfig r = repository(ctx.request().path().substring(PREFIX.length()));
+    readers.submit(() -> {
+      JsonArray snaps = new JsonArray();
+      for (Manifest m : snapshots.list(r.name())) snaps.add(snapshotJson(m));
+      JsonArray runs = runsJson(state.syncRuns(r.name(), 10));
+      return summary(r).put("snapshots", snaps).put("sync_runs", runs);
+    }).onSuccess(j -> Responses.json(ctx.response(), j.encode())).onFailure(ctx::fail);
+  }
+
+  private void sync(RoutingContext ctx) {
+    String path = ctx.request().path();
+    RepositoryConfig r = repository(path.substring(PREFIX.length(), path.length() - ":sync".length()));
+    boolean wait = "true".equals(ctx.request().getParam("wait"));
+    var f = syncer.sync(r, SyncListener.NONE);
+    if (!wait) {
+      ctx.response().setStatusCode(202);
+      Responses.json(ctx.response(), new JsonObject().put("repository", r.name()).put("status", "started").encode());
+      return;
+    }
+    f.onSuccess(res -> Responses.json(ctx.response(), new JsonObject()
+            .put("repository", r.name())
+            .put("outcome", res.outcome().name().toLowerCase(java.util.Locale.ROOT))
+            .put("snapshot", snapshotJson(res.snapshot().manifest()))
+            .put("millis", res.millis()).encode()))
+        .onFailure(e -> {
+          ctx.response().setStatusCode(502);
+          Responses.json(ctx.response(), new JsonObject().put("error",
+              new JsonObject().put("status", 502).put("message", e.getMessage())).encode());
+        });
+  }
+
+  private void runs(RoutingContext ctx) {
+    String repo = ctx.request().getParam("repository");
+    int limit = parseLimit(ctx.request().getParam("limit"));
+    readers.submit(() -> new JsonObject().put("sync_runs", runsJson(state.syncRuns(repo, limit))))
+        .onSuccess(j -> Responses.json(ctx.response(), j.encode())).onFailure(ctx::fail);
+  }
+
+  private static int parseLimit(String raw) {
+    if (raw == null) return 50;
+    try {
+      int n = Integer.parseInt(raw);
+      if (n < 1 || n > 1000) throw HttpError.badRequest("limit must be 1-1000, got: " + raw);
+      return n;
+    } catch (NumberFormatException e) {
+      throw HttpError.badRequest("limit must be a number, got: " + raw);
+    }
+  }
+
+  private static JsonArray runsJson(List<StateStore.SyncRun> runs) {
+    JsonArray out = new JsonArray();
+    for (StateStore.SyncRun r : runs) {
+      out.add(new JsonObject()
+          .put("id", r.id())
+          .put("repository", r.repository())
+          .put("started_at", r.startedAt().toString())
+          .put("finished_at", r.finishedAt() == null ? null : r.finishedAt().toString())
+          .put("outcome", r.outcome())
+          .put("snapshot", r.snapshotId())
+          .put("message", r.message()));
+    }
+    return out;
+  }
+}

@@ -1,0 +1,36 @@
+package org.packyard.catalog;
+
+import java.util.List;
+
+/**
+ * An mdapi branch: the served repositories of its channels in lookup order (updates-testing,
+ * updates, testing, release), only those that have a published snapshot.
+ */
+public record Branch(String name, List<Served> channels, int configuredChannels) {
+
+  /** A package hit: the channel's repository and the package key in its index. */
+  public record Hit(Served served, int key) {}
+
+  /** The newest package named {@code name} in the first channel that has one, or null. */
+  public Hit newest(byte[] name) {
+    for (Served s : channels) {
+      int k = s.index().newest(name);
+      if (k > 0) return new Hit(s, k);
+    }
+    return null;
+  }
+
+  /** The newest binary package of source {@code name} in the first channel that has one, or null. */
+  public Hit newestFromSource(byte[] name) {
+    for (Served s : channels) {
+      int k = s.index().newestFromSource(name);
+      if (k > 0) return new Hit(s, k);
+    }
+    return null;
+  }
+
+  /** True when no channel of this branch has a snapshot yet. */
+  public boolean empty() {
+    return channels.isEmpty();
+  }
+}

@@ -1,0 +1,72 @@
+package org.packyard.cli;
+
+import java.io.PrintStream;
+import org.packyard.mirror.SyncListener;
+
+/**
+ * Sync progress on stderr: a redrawn bar when stderr is a terminal (the launcher sets
+ * {@code PACKYARD_TTY}), plain lines otherwise, at most one per second per phase.
+ */
+final class Progress implements SyncListener {
+  private static final int WIDTH = 30;
+  private final PrintStream out;
+  private final boolean tty;
+  private final long start = System.nanoTime();
+  private volatile String phase = "";
+  private volatile String detail = "";
+  private long lastLine;
+
+  private Progress(PrintStream out, boolean tty) {
+    this.out = out;
+    this.tty = tty;
+  }
+
+  static Progress forStderr() {
+    return new Progress(System.err, "1".equals(System.getenv("PACKYARD_TTY")));
+  }
+
+  @Override
+  public synchronized void phase(String repository, String phase, String detail) {
+    this.phase = phase;
+    this.detail = detail;
+    draw(repository, phase + ": " + detail, -1, true);
+  }
+
+  @Override
+  public synchronized void files(String repository, int done, int total) {
+    draw(repository, "download: " + done + "/" + total + " metadata files", (double) done / total, done == total);
+  }
+
+  @Override
+  public synchronized void packages(String repository, long count) {
+    draw(repository, "index: " + String.format("%,d", count) + " packages read", -1, false);
+  }
+
+  synchronized void done(String repository, String what) {
+    if (tty) out.print("\r\033[K");
+    out.println(repository + ": " + what);
+    out.flush();
+  }
+
+  private void draw(String repo, String text, double fraction, boolean force) {
+    long now = System.nanoTime();
+    double secs = (now - start) / 1e9;
+    if (tty) {
+      StringBuilder b = new StringBuilder("\r\033[K").append(repo).append(' ');
+      if (fraction >= 0) {
+        int filled = (int) Math.round(fraction * WIDTH);
+        b.append('[').append("#".repeat(filled)).append("-".repeat(WIDTH - filled)).append("] ");
+      } else {
+        int pos = (int) (secs * 8) % WIDTH;
+        b.append('[').append("-".repeat(pos)).append("#").append("-".repeat(WIDTH - pos - 1)).append("] ");
+      }
+      b.append(text).append(String.format(" %.1fs", secs));
+      out.print(b);
+      out.flush();
+    } else if (force || now - lastLine > 1_000_000_000L) {
+      lastLine = now;
+      out.println(repo + ": " + text + String.format(" (%.1fs)", secs));
+      out.flush();
+    }
+  }
+}

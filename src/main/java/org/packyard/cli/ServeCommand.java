@@ -1,0 +1,96 @@
+package org.packyard.cli;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import org.packyard.config.ConfigException;
+import org.packyard.config.PackyardConfig;
+import org.packyard.config.RepositoryConfig;
+import org.packyard.server.PackyardServer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+@Command(
+    name = "serve",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Run the server. Without --config it serves the bundled sample repository.",
+      "Repositories without a published snapshot are synced in the background; /readyz answers 200 once all are published."
+    },
+    footer = {"", "Examples:", "  ./packyard serve", "  ./packyard serve --config packyard.yaml --listen 0.0.0.0:8080"})
+final class ServeCommand implements Callable<Integer> {
+  private static volatile boolean running;
+
+  @Mixin ConfigOptions options;
+
+  static boolean running() {
+    return running;
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    PackyardConfig config;
+    try {
+      config = options.load();
+    } catch (ConfigException e) {
+      System.err.println("packyard: " + e.getMessage());
+      return 2;
+    }
+    boolean sample = config.repositories().isEmpty() && options.config == null;
+    if (sample) {
+      Path upstream = Sample.extract(config.data());
+      config = new PackyardConfig(config.listen(), config.data(), List.of(Sample.repository(upstream)));
+    }
+    Vertx vertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(true));
+    PackyardServer server;
+    try {
+      server = PackyardServer.start(vertx, config, Clock.systemUTC()).await(2, TimeUnit.MINUTES);
+    } catch (Exception e) {
+      vertx.close();
+      System.err.println("packyard: cannot start on " + config.listen() + ": " + e.getMessage());
+      return 1;
+    }
+    server.startBackgroundSyncs();
+    PackyardServer s = server;
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      try {
+        s.stop().await(10, TimeUnit.SECONDS);
+        vertx.close().await(10, TimeUnit.SECONDS);
+      } catch (Exception ignored) {
+        // exiting anyway
+      }
+    }, "packyard-shutdown"));
+    printUrls(config, server.port(), sample);
+    running = true;
+    return 0;
+  }
+
+  private static void printUrls(PackyardConfig config, int port, boolean sample) {
+    String host = config.listen().host();
+    if (host.equals("0.0.0.0") || host.equals("::")) host = "127.0.0.1";
+    String base = "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
+    StringBuilder b = new StringBuilder();
+    b.append("Packyard is serving on ").append(base).append(" (data in ").append(config.data().toAbsolutePath()).append(")\n");
+    if (sample) b.append("No --config given: serving the bundled sample repository.\n");
+    b.append("\nTry:\n");
+    b.append("  curl ").append(base).append("/readyz\n");
+    b.append("  curl ").append(base).append("/api/v1/repositories\n");
+    for (RepositoryConfig r : config.repositories()) {
+      if (r.branch() != null) {
+        String pkg = sample ? "packyard-hello" : "bash";
+        b.append("  curl ").append(base).append('/').append(r.branch()).append("/pkg/").append(pkg).append('\n');
+        b.append("  curl ").append(base).append('/').append(r.branch()).append("/files/").append(pkg).append('\n');
+      }
+      b.append("  curl ").append(base).append("/repos/").append(r.name()).append("/repodata/repomd.xml\n");
+      b.append("  dnf --repofrompath=").append(r.name().replace('/', '-')).append(',').append(base).append("/repos/")
+          .append(r.name()).append("/ --repo=").append(r.name().replace('/', '-'))
+          .append(" --setopt=").append(r.name().replace('/', '-')).append(".gpgcheck=0 repoquery --available\n");
+    }
+    System.out.print(b);
+    System.out.flush();
+  }
+}

@@ -1,0 +1,177 @@
+package org.packyard.config;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * Reads the YAML configuration, then applies {@code PACKYARD_*} environment variables over it:
+ * {@code PACKYARD_LISTEN}, {@code PACKYARD_DATA}, {@code PACKYARD_REPOSITORIES} (a YAML or JSON
+ * list that replaces the file's) and {@code PACKYARD_REPOSITORIES_<i>_<KEY>} for one key of
+ * repository {@code i}, e.g. {@code PACKYARD_REPOSITORIES_0_SYNC_EVERY=30m}.
+ */
+public final class ConfigLoader {
+  public static final String DEFAULT_LISTEN = "127.0.0.1:8080";
+  public static final String DEFAULT_DATA = "./packyard-data";
+
+  private static final Set<String> TOP_KEYS = Set.of("listen", "data", "repositories");
+  private static final List<String> REPO_KEYS =
+      List.of("name", "upstream", "policy", "branch", "channel", "sync_every", "access");
+  private static final YAMLMapper YAML = new YAMLMapper();
+
+  private ConfigLoader() {}
+
+  /** Loads {@code file} (may be null: defaults only) with {@code env} applied over it. */
+  public static PackyardConfig load(Path file, Map<String, String> env) {
+    String where = file == null ? "configuration" : file.toString();
+    ObjectNode root = file == null ? JsonNodeFactory.instance.objectNode() : read(file);
+    applyEnv(root, env, where);
+    return bind(root, where, file);
+  }
+
+  private static ObjectNode read(Path file) {
+    String text;
+    try {
+      text = Files.readString(file);
+    } catch (NoSuchFileException e) {
+      throw new ConfigException(file + ": no such file");
+    } catch (IOException e) {
+      throw new ConfigException(file + ": cannot read: " + e.getMessage());
+    }
+    JsonNode node;
+    try {
+      node = YAML.readTree(text);
+    } catch (JsonProcessingException e) {
+      throw new ConfigException(file + ": not valid YAML: " + e.getOriginalMessage()
+          + (e.getLocation() != null ? " (line " + e.getLocation().getLineNr() + ")" : ""));
+    }
+    if (node == null || node.isMissingNode() || node.isNull()) return JsonNodeFactory.instance.objectNode();
+    if (!node.isObject()) throw new ConfigException(file + ": the top level must be a mapping of keys");
+    return (ObjectNode) node;
+  }
+
+  private static void applyEnv(ObjectNode root, Map<String, String> env, String where) {
+    // Sorted so PACKYARD_REPOSITORIES (the whole list) applies before per-item keys.
+    for (Map.Entry<String, String> e : new TreeMap<>(env).entrySet()) {
+      String var = e.getKey();
+      if (!var.startsWith("PACKYARD_") || var.equals("PACKYARD_JAVA_OPTS")) continue;
+      String rest = var.substring("PACKYARD_".length()).toLowerCase(Locale.ROOT);
+      String value = e.getValue();
+      if (rest.equals("listen") || rest.equals("data")) {
+        root.put(rest, value);
+      } else if (rest.equals("repositories")) {
+        try {
+          root.set("repositories", YAML.readTree(value));
+        } catch (JsonProcessingException ex) {
+          throw new ConfigException(var + ": not a valid YAML list: " + ex.getOriginalMessage());
+        }
+      } else if (rest.startsWith("repositories_")) {
+        String[] parts = rest.substring("repositories_".length()).split("_", 2);
+        if (parts.length != 2 || !parts[0].matches("\\d{1,4}") || !REPO_KEYS.contains(parts[1])) {
+          throw new ConfigException(var + ": expected PACKYARD_REPOSITORIES_<index>_<key>, key one of " + REPO_KEYS);
+        }
+        int index = Integer.parseInt(parts[0]);
+        JsonNode list = root.get("repositories");
+        ArrayNode arr = list instanceof ArrayNode a ? a : root.putArray("repositories");
+        while (arr.size() <= index) arr.addObject();
+        if (!(arr.get(index) instanceof ObjectNode item)) {
+          throw new ConfigException(var + ": repositories[" + index + "] is not a mapping");
+        }
+        item.put(parts[1], value);
+      } else {
+        throw new ConfigException(var + ": unknown setting; known: PACKYARD_LISTEN, PACKYARD_DATA, "
+            + "PACKYARD_REPOSITORIES, PACKYARD_REPOSITORIES_<index>_<key>");
+      }
+    }
+  }
+
+  private static PackyardConfig bind(ObjectNode root, String where, Path file) {
+    for (Iterator<String> it = root.fieldNames(); it.hasNext(); ) {
+      String k = it.next();
+      if (!TOP_KEYS.contains(k)) throw new ConfigException(where + ": unknown key '" + k + "'; known keys: listen, data, repositories");
+    }
+    PackyardConfig.Listen listen = PackyardConfig.Listen.parse(where + ": listen", text(root, "listen", where, DEFAULT_LISTEN));
+    Path data = Path.of(text(root, "data", where, DEFAULT_DATA));
+    if (file != null && !data.isAbsolute() && file.toAbsolutePath().getParent() != null && root.has("data")) {
+      data = file.toAbsolutePath().getParent().resolve(data).normalize(); // relative to the config file
+    }
+    List<RepositoryConfig> repos = new ArrayList<>();
+    JsonNode list = root.get("repositories");
+    if (list != null && !list.isNull()) {
+      if (!list.isArray()) throw new ConfigException(where + ": repositories must be a list");
+      for (int i = 0; i < list.size(); i++) repos.add(repository(list.get(i), where + ": repositories[" + i + "]", file));
+    }
+    try {
+      return new PackyardConfig(listen, data, repos);
+    } catch (ConfigException e) {
+      throw new ConfigException(where + ": " + e.getMessage());
+    }
+  }
+
+  private static RepositoryConfig repository(JsonNode node, String where, Path file) {
+    if (!node.isObject()) throw new ConfigException(where + ": must be a mapping with name, upstream, ...");
+    for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
+      String k = it.next();
+      if (!REPO_KEYS.contains(k)) throw new ConfigException(where + ": unknown key '" + k + "'; known keys: " + String.join(", ", REPO_KEYS));
+    }
+    String name = text(node, "name", where, null);
+    if (name == null) throw new ConfigException(where + ": name is required");
+    where = where + " (" + name + ")";
+    String up = text(node, "upstream", where, null);
+    if (up == null) throw new ConfigException(where + ": upstream is required");
+    URI upstream = upstream(up, where, file);
+    String policy = text(node, "policy", where, null);
+    String channel = text(node, "channel", where, null);
+    String every = text(node, "sync_every", where, null);
+    String access = text(node, "access", where, null);
+    try {
+      return new RepositoryConfig(name, upstream,
+          policy == null ? null : Policy.parse(where, policy),
+          text(node, "branch", where, null),
+          channel == null ? null : Channel.parse(where, channel),
+          every == null ? null : Durations.parse(where + ": sync_every", every),
+          access == null ? null : Access.parse(where, access));
+    } catch (ConfigException e) {
+      throw e.getMessage().startsWith(where) ? e : new ConfigException(where + ": " + e.getMessage());
+    }
+  }
+
+  private static URI upstream(String raw, String where, Path file) {
+    try {
+      URI u = new URI(raw.trim());
+      if (u.getScheme() == null) {
+        // A bare path: relative to the config file, as a file:// upstream.
+        Path p = Path.of(raw.trim());
+        if (!p.isAbsolute() && file != null && file.toAbsolutePath().getParent() != null) p = file.toAbsolutePath().getParent().resolve(p);
+        return p.normalize().toUri();
+      }
+      return u;
+    } catch (URISyntaxException e) {
+      throw new ConfigException(where + ": upstream is not a valid URL: " + raw);
+    }
+  }
+
+  private static String text(JsonNode node, String key, String where, String dflt) {
+    JsonNode v = node.get(key);
+    if (v == null || v.isNull()) return dflt;
+    if (!v.isValueNode()) throw new ConfigException(where + ": " + key + " must be a single value, got: " + v);
+    String s = v.asText();
+    return s.isBlank() ? dflt : s;
+  }
+}

@@ -1,0 +1,46 @@
+package org.packyard.config;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.regex.Pattern;
+
+/**
+ * One configured repository. {@code branch} is null when the repository is not on the
+ * mdapi-compatible API; {@code syncEvery} is null when it is only synced on demand.
+ */
+public record RepositoryConfig(
+    String name,
+    URI upstream,
+    Policy policy,
+    String branch,
+    Channel channel,
+    Duration syncEvery,
+    Access access) {
+
+  private static final Pattern NAME = Pattern.compile("[a-z0-9._-]+(/[a-z0-9._-]+)*");
+  private static final Pattern BRANCH = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+
+  public RepositoryConfig {
+    if (name == null || !NAME.matcher(name).matches() || name.length() > 200) {
+      throw new ConfigException("repository name must be [a-z0-9._-] segments separated by '/', got: " + name);
+    }
+    for (String seg : name.split("/")) {
+      if (seg.equals(".") || seg.equals("..")) throw new ConfigException("repository name must not contain '" + seg + "' segments: " + name);
+    }
+    if (upstream == null) throw new ConfigException("repository " + name + ": upstream is required");
+    String scheme = upstream.getScheme();
+    if (scheme == null || !(scheme.equals("file") || scheme.equals("http") || scheme.equals("https"))) {
+      throw new ConfigException("repository " + name + ": upstream must be a file://, http:// or https:// URL, got: " + upstream);
+    }
+    if (!upstream.getPath().endsWith("/")) upstream = URI.create(upstream + "/");
+    if (branch != null && !BRANCH.matcher(branch).matches()) {
+      throw new ConfigException("repository " + name + ": branch must be [A-Za-z0-9._-], at most 64 characters, got: " + branch);
+    }
+    if (branch != null && Reserved.isReserved(branch)) {
+      throw new ConfigException("repository " + name + ": branch name '" + branch + "' is reserved");
+    }
+    if (policy == null) policy = Policy.IMMEDIATE;
+    if (channel == null) channel = Channel.RELEASE;
+    if (access == null) access = Access.PUBLIC;
+  }
+}

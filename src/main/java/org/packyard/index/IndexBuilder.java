@@ -1,0 +1,386 @@
+package org.packyard.index;
+
+import java.io.BufferedOutputStream;
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Types;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.function.LongConsumer;
+import org.packyard.rpm.DepKind;
+import org.packyard.rpm.Dependency;
+import org.packyard.rpm.Evr;
+import org.packyard.rpm.FilelistsParser;
+import org.packyard.rpm.OtherParser;
+import org.packyard.rpm.PackageMeta;
+import org.packyard.rpm.PrimaryParser;
+
+/**
+ * Builds a snapshot index from primary, filelists and other XML: {@code index.sqlite} (packages
+ * and every dependency, for lookups by name) and three record files with the precomputed mdapi
+ * answers. The three documents are parsed concurrently, each streamed once, in bounded memory:
+ * only a few small fields per package stay on the heap.
+ */
+public final class IndexBuilder {
+  private static final int BATCH = 2_000;
+
+  /** What an index build saw. */
+  public record Stats(int packages, long dependencies, long fileLists, long changelogs) {}
+
+  private IndexBuilder() {}
+
+  /**
+   * Builds the index into the empty directory {@code dir}. {@code filelists} and {@code other} may
+   * be null (the routes that need them then answer empty lists). {@code progress} receives the
+   * number of packages read from primary so far.
+   */
+  public static Stats build(Path dir, XmlSource primary, XmlSource filelists, XmlSource other,
+      Executor executor, LongConsumer progress) {
+    Primary p = new Primary(dir, progress);
+    CompletableFuture<PerPackage> files = CompletableFuture.supplyAsync(
+        () -> PerPackage.files(dir.resolve(IndexFiles.FILES), filelists), executor);
+    CompletableFuture<PerPackage> logs = CompletableFuture.supplyAsync(
+        () -> PerPackage.changelogs(dir.resolve(IndexFiles.CHANGELOGS), other), executor);
+    try {
+      p.run(primary);
+      PerPackage f = join(files);
+      PerPackage c = join(logs);
+      f.finish(p.pkgIds, p.count);
+      c.finish(p.pkgIds, p.count);
+      return new Stats(p.count, p.depCount, f.records, c.records);
+    } catch (RuntimeException e) {
+      // Let the other parsers stop before the caller removes the directory under them.
+      files.handle((r, x) -> null).join();
+      logs.handle((r, x) -> null).join();
+      throw e;
+    }
+  }
+
+  private static PerPackage join(CompletableFuture<PerPackage> f) {
+    try {
+      return f.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IndexException("interrupted", e);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException re) throw re;
+      throw new IndexException(e.getCause().getMessage(), e.getCause());
+    }
+  }
+
+  static String describeFailure(XmlSource src, Throwable e) {
+    return src.describe() + ": " + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+  }
+
+  static void readFully(XmlSource src, ThrowingConsumer<InputStream> body) {
+    try (InputStream in = src.open()) {
+      // The JDK's StAX reader closes its input at the end of the document; keep ours open to
+      // drain trailing bytes into the open-checksum.
+      body.accept(new FilterInputStream(in) {
+        @Override
+        public void close() {}
+      });
+      in.transferTo(OutputStream.nullOutputStream()); // trailing bytes count for the open-checksum
+      src.verify();
+    } catch (IndexException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IndexException(describeFailure(src, e), e);
+    }
+  }
+
+  @FunctionalInterface
+  interface ThrowingConsumer<T> {
+    void accept(T t) throws Exception;
+  }
+
+  /** primary.xml: SQLite rows, the package records, and the maps by name, source and location. */
+  private static final class Primary {
+    private final Path dir;
+    private final LongConsumer progress;
+    private final JsonRecords json = new JsonRecords();
+    int count;
+    long depCount;
+    String[] pkgIds = new String[1024];
+    private String[] names = new String[1024];
+    private Evr[] evrs = new Evr[1024];
+    private String[] sourceRpms = new String[1024];
+    private String[] locations = new String[1024];
+    private long[] headStart = new long[1024];
+    private int[] headLength = new int[1024];
+
+    Primary(Path dir, LongConsumer progress) {
+      this.dir = dir;
+      this.progress = progress;
+    }
+
+    void run(XmlSource source) {
+      Path heads = dir.resolve("heads.tmp");
+      try (Connection db = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve(IndexFiles.SQLITE))) {
+        try (Statement s = db.createStatement()) {
+          s.execute("PRAGMA journal_mode=OFF");
+          s.execute("PRAGMA synchronous=OFF");
+          s.execute("PRAGMA locking_mode=EXCLUSIVE");
+          s.execute("PRAGMA cache_size=-65536");
+          s.execute("CREATE TABLE packages (pkgKey INTEGER PRIMARY KEY, pkgId TEXT, name TEXT, arch TEXT,"
+              + " epoch TEXT, version TEXT, release TEXT, summary TEXT, description TEXT, url TEXT,"
+              + " rpm_sourcerpm TEXT, source_name TEXT, location_href TEXT, location_base TEXT,"
+              + " checksum_type TEXT, size_package INTEGER, size_installed INTEGER, size_archive INTEGER,"
+              + " time_file INTEGER, time_build INTEGER, rpm_license TEXT)");
+          s.execute("CREATE TABLE deps (kind TEXT, name TEXT, flags TEXT, epoch TEXT, version TEXT,"
+              + " release TEXT, pre INTEGER, pkgKey INTEGER)");
+        }
+        db.setAutoCommit(false);
+        try (OutputStream headOut = new BufferedOutputStream(Files.newOutputStream(heads), 1 << 16);
+            PreparedStatement pkg = db.prepareStatement(
+                "INSERT INTO packages VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+            PreparedStatement dep = db.prepareStatement("INSERT INTO deps VALUES (?,?,?,?,?,?,?,?)")) {
+          long[] headPos = {0};
+          readFully(source, in -> PrimaryParser.parse(in, m -> {
+            try {
+              add(m, pkg, dep, headOut, headPos);
+            } catch (IOException | SQLException e) {
+              throw new IndexException(describeFailure(source, e), e);
+            }
+          }));
+          pkg.executeBatch();
+          dep.executeBatch();
+        }
+        db.commit();
+        db.setAutoCommit(true);
+        try (Statement s = db.createStatement()) {
+          s.execute("CREATE INDEX packages_name ON packages (name)");
+          s.execute("CREATE INDEX packages_source ON packages (source_name)");
+          s.execute("CREATE INDEX deps_name ON deps (name, kind)");
+          s.execute("CREATE INDEX deps_pkg ON deps (pkgKey)");
+        }
+        writePackages(heads);
+      } catch (SQLException | IOException e) {
+        throw new IndexException(describeFailure(source, e), e);
+      } finally {
+        try {
+          Files.deleteIfExists(heads);
+        } catch (IOException ignored) {
+          // a leftover temp file in an unpublished directory is removed with it
+        }
+      }
+    }
+
+    private void add(PackageMeta m, PreparedStatement pkg, PreparedStatement dep, OutputStream headOut,
+        long[] headPos) throws IOException, SQLException {
+      int key = ++count;
+      grow(key);
+      pkgIds[key] = m.pkgId();
+      names[key] = m.name();
+      evrs[key] = m.evr();
+      sourceRpms[key] = m.sourceRpm();
+      locations[key] = m.locationHref();
+      byte[] head = json.packageHead(m);
+      headOut.write(head);
+      headStart[key] = headPos[0];
+      headLength[key] = head.length;
+      headPos[0] += head.length;
+
+      int i = 1;
+      pkg.setInt(i++, key);
+      pkg.setString(i++, m.pkgId());
+      pkg.setString(i++, m.name());
+      pkg.setString(i++, m.arch());
+      setText(pkg, i++, m.evr().epoch());
+      setText(pkg, i++, m.evr().version());
+      setText(pkg, i++, m.evr().release());
+      setText(pkg, i++, m.summary());
+      setText(pkg, i++, m.description());
+      setText(pkg, i++, m.url());
+      setText(pkg, i++, m.sourceRpm());
+      setText(pkg, i++, m.sourceName());
+      pkg.setString(i++, m.locationHref());
+      setText(pkg, i++, m.locationBase());
+      setText(pkg, i++, m.checksumType());
+      pkg.setLong(i++, m.sizePackage());
+      pkg.setLong(i++, m.sizeInstalled());
+      pkg.setLong(i++, m.sizeArchive());
+      pkg.setLong(i++, m.timeFile());
+      pkg.setLong(i++, m.timeBuild());
+      setText(pkg, i, m.license());
+      pkg.addBatch();
+      for (DepKind kind : DepKind.values()) {
+        for (Dependency d : m.deps(kind)) {
+          dep.setString(1, kind.key());
+          setText(dep, 2, d.name());
+          setText(dep, 3, d.flags());
+          setText(dep, 4, d.epoch());
+          setText(dep, 5, d.version());
+          setText(dep, 6, d.release());
+          dep.setInt(7, d.pre() ? 1 : 0);
+          dep.setInt(8, key);
+          dep.addBatch();
+          depCount++;
+        }
+      }
+      if (key % BATCH == 0) {
+        pkg.executeBatch();
+        dep.executeBatch();
+        progress.accept(key);
+      }
+    }
+
+    private void writePackages(Path heads) throws IOException {
+      Map<String, List<String>> coPackages = new HashMap<>();
+      for (int k = 1; k <= count; k++) {
+        if (sourceRpms[k] == null) continue;
+        coPackages.computeIfAbsent(sourceRpms[k], s -> new ArrayList<>()).add(names[k]);
+      }
+      Map<String, byte[]> tails = new HashMap<>();
+      byte[] noSource = json.packageTail(List.of());
+      Map<String, Integer> byName = new LinkedHashMap<>();
+      Map<String, Integer> bySource = new LinkedHashMap<>();
+      Map<String, Integer> byLocation = new LinkedHashMap<>();
+      long[] starts = new long[count + 1];
+      int[] lengths = new int[count + 1];
+      try (RecordFileWriter out = new RecordFileWriter(dir.resolve(IndexFiles.PACKAGES));
+          FileChannel ch = FileChannel.open(heads, StandardOpenOption.READ)) {
+        byte[] scratch = new byte[1 << 16];
+        for (int k = 1; k <= count; k++) {
+          String src = sourceRpms[k];
+          byte[] tail = src == null ? noSource
+              : tails.computeIfAbsent(src, s -> json.packageTail(new ArrayList<>(new LinkedHashSet<>(coPackages.get(s)))));
+          int len = headLength[k];
+          if (scratch.length < len) scratch = new byte[Integer.highestOneBit(len) << 1];
+          ByteBuffer dst = ByteBuffer.wrap(scratch, 0, len);
+          while (dst.hasRemaining()) {
+            if (ch.read(dst, headStart[k] + dst.position()) < 0) throw new IOException("heads.tmp is short");
+          }
+          starts[k] = out.append(scratch, 0, len);
+          out.append(tail, 0, tail.length);
+          lengths[k] = len + tail.length;
+
+          byName.merge(names[k], k, (old, cur) -> newer(cur, old) ? cur : old);
+          String srcName = PackageMeta.sourceNameOf(src);
+          if (srcName != null) bySource.merge(srcName, k, (old, cur) -> preferForSource(srcName, cur, old) ? cur : old);
+          byLocation.putIfAbsent(locations[k], k);
+        }
+        @SuppressWarnings("unchecked")
+        Map<String, Integer>[] maps = new Map[] {byName, bySource, byLocation};
+        out.finish(starts, lengths, count + 1, maps);
+      }
+    }
+
+    /** rpm's newest wins; among equals, the first in primary (as mdapi's ORDER BY returns it). */
+    private boolean newer(int candidate, int current) {
+      return evrs[candidate].compareTo(evrs[current]) > 0;
+    }
+
+    /** Newest first; among equals, the package named like its source, then the first listed. */
+    private boolean preferForSource(String srcName, int candidate, int current) {
+      int c = evrs[candidate].compareTo(evrs[current]);
+      if (c != 0) return c > 0;
+      return names[candidate].equals(srcName) && !names[current].equals(srcName);
+    }
+
+    private void grow(int key) {
+      if (key < names.length) return;
+      int n = names.length * 2;
+      pkgIds = Arrays.copyOf(pkgIds, n);
+      names = Arrays.copyOf(names, n);
+      evrs = Arrays.copyOf(evrs, n);
+      sourceRpms = Arrays.copyOf(sourceRpms, n);
+      locations = Arrays.copyOf(locations, n);
+      headStart = Arrays.copyOf(headStart, n);
+      headLength = Arrays.copyOf(headLength, n);
+    }
+
+    private static void setText(PreparedStatement st, int i, String v) throws SQLException {
+      if (v == null) st.setNull(i, Types.VARCHAR);
+      else st.setString(i, v);
+    }
+  }
+
+  /** filelists.xml or other.xml: one record per package, matched to primary by pkgid. */
+  private static final class PerPackage {
+    private final RecordFileWriter out;
+    private final Map<String, long[]> byPkgId = new HashMap<>();
+    long records;
+
+    private PerPackage(Path file) throws IOException {
+      out = new RecordFileWriter(file);
+    }
+
+    static PerPackage files(Path file, XmlSource src) {
+      return run(file, src, (pp, in) -> {
+        JsonRecords json = new JsonRecords();
+        FilelistsParser.parse(in, (ref, files) -> pp.put(ref.pkgId(), json.files(files)));
+      });
+    }
+
+    static PerPackage changelogs(Path file, XmlSource src) {
+      return run(file, src, (pp, in) -> {
+        JsonRecords json = new JsonRecords();
+        OtherParser.parse(in, (ref, entries) -> pp.put(ref.pkgId(), json.changelogs(entries)));
+      });
+    }
+
+    private interface Body {
+      void read(PerPackage pp, InputStream in) throws Exception;
+    }
+
+    private static PerPackage run(Path file, XmlSource src, Body body) {
+      PerPackage pp;
+      try {
+        pp = new PerPackage(file);
+      } catch (IOException e) {
+        throw new IndexException("cannot create " + file + ": " + e.getMessage(), e);
+      }
+      if (src != null) readFully(src, in -> body.read(pp, in));
+      return pp;
+    }
+
+    private void put(String pkgId, byte[] record) {
+      try {
+        long start = out.append(record, 0, record.length);
+        byPkgId.putIfAbsent(pkgId, new long[] {start, record.length});
+        records++;
+      } catch (IOException e) {
+        throw new IndexException("cannot write index: " + e.getMessage(), e);
+      }
+    }
+
+    void finish(String[] pkgIds, int count) {
+      long[] starts = new long[count + 1];
+      int[] lengths = new int[count + 1];
+      for (int k = 1; k <= count; k++) {
+        long[] loc = byPkgId.get(pkgIds[k]);
+        if (loc == null) continue;
+        starts[k] = loc[0];
+        lengths[k] = (int) loc[1];
+      }
+      try (out) {
+        @SuppressWarnings("unchecked")
+        Map<String, Integer>[] none = new Map[0];
+        out.finish(starts, lengths, count + 1, none);
+      } catch (IOException e) {
+        throw new IndexException("cannot write index: " + e.getMessage(), e);
+      }
+    }
+  }
+}

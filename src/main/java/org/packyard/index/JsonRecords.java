@@ -1,0 +1,156 @@
+package org.packyard.index;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.util.ByteArrayBuilder;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.packyard.rpm.ChangelogEntry;
+import org.packyard.rpm.DepKind;
+import org.packyard.rpm.Dependency;
+import org.packyard.rpm.FileEntry;
+import org.packyard.rpm.PackageMeta;
+
+/**
+ * Encodes the JSON that mdapi routes answer, once, at ingest. Every record stops just after
+ * {@code "repo":"}: the server appends the channel and the closing {@code "}}, so one snapshot
+ * serves whichever channel its repository is configured as.
+ */
+final class JsonRecords {
+  private static final JsonFactory JSON = JsonFactory.builder().build();
+
+  private final ByteArrayBuilder buffer = new ByteArrayBuilder(1 << 14);
+
+  /**
+   * The /pkg object of a package up to, not including, "co-packages": the caller appends
+   * {@link #packageTail} for the package's source.
+   */
+  byte[] packageHead(PackageMeta p) {
+    buffer.reset();
+    try (JsonGenerator g = JSON.createGenerator(buffer)) {
+      g.disable(JsonGenerator.Feature.AUTO_CLOSE_JSON_CONTENT); // the tail closes the object
+      g.writeStartObject();
+      g.writeStringField("name", p.name());
+      g.writeStringField("arch", p.arch());
+      g.writeStringField("epoch", p.evr().epoch());
+      g.writeStringField("version", p.evr().version());
+      g.writeStringField("release", p.evr().release());
+      g.writeStringField("summary", p.summary());
+      g.writeStringField("description", p.description());
+      g.writeStringField("basename", p.basename());
+      g.writeStringField("url", p.url());
+      for (DepKind kind : DepKind.values()) {
+        g.writeArrayFieldStart(kind.key());
+        for (Dependency d : p.deps(kind)) {
+          g.writeStartObject();
+          g.writeStringField("name", d.name());
+          g.writeStringField("epoch", d.epoch());
+          g.writeStringField("version", d.version());
+          g.writeStringField("release", d.release());
+          g.writeStringField("flags", d.flags());
+          g.writeEndObject();
+        }
+        g.writeEndArray();
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return buffer.toByteArray();
+  }
+
+  /** {@code ,"co-packages":[...],"repo":"} for the names built from one source rpm. */
+  byte[] packageTail(List<String> coPackages) {
+    buffer.reset();
+    try (JsonGenerator g = JSON.createGenerator(buffer)) {
+      g.writeStartArray();
+      for (String n : coPackages) g.writeString(n);
+      g.writeEndArray();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return concat(",\"co-packages\":", buffer.toByteArray(), ",\"repo\":\"");
+  }
+
+  /**
+   * {@code {"files":[...],"repo":"}: one object per directory, as createrepo's sqlite
+   * {@code filelist} table groups them, ordered by filenames as mdapi's query orders them.
+   */
+  byte[] files(List<FileEntry> files) {
+    Map<String, StringBuilder[]> dirs = new LinkedHashMap<>();
+    for (FileEntry f : files) {
+      String path = f.path();
+      int slash = path.lastIndexOf('/');
+      String dir = slash < 0 ? "." : slash == 0 ? "/" : path.substring(0, slash);
+      String base = path.substring(slash + 1);
+      StringBuilder[] acc = dirs.computeIfAbsent(dir, d -> new StringBuilder[] {new StringBuilder(), new StringBuilder()});
+      if (!acc[0].isEmpty()) acc[0].append('/');
+      acc[0].append(base);
+      acc[1].append(f.type());
+    }
+    List<Map.Entry<String, StringBuilder[]>> sorted = new ArrayList<>(dirs.entrySet());
+    sorted.sort((a, b) -> compareCodePoints(a.getValue()[0], b.getValue()[0]));
+    buffer.reset();
+    try (JsonGenerator g = JSON.createGenerator(buffer)) {
+      g.writeStartArray();
+      for (Map.Entry<String, StringBuilder[]> e : sorted) {
+        g.writeStartObject();
+        g.writeStringField("dirname", e.getKey());
+        g.writeStringField("filenames", e.getValue()[0].toString());
+        g.writeStringField("filetypes", e.getValue()[1].toString());
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return concat("{\"files\":", buffer.toByteArray(), ",\"repo\":\"");
+  }
+
+  /** {@code {"changelogs":[...],"repo":"}, newest first as mdapi orders them. */
+  byte[] changelogs(List<ChangelogEntry> entries) {
+    List<ChangelogEntry> sorted = new ArrayList<>(entries);
+    sorted.sort((a, b) -> Long.compare(b.date(), a.date()));
+    buffer.reset();
+    try (JsonGenerator g = JSON.createGenerator(buffer)) {
+      g.writeStartArray();
+      for (ChangelogEntry c : sorted) {
+        g.writeStartObject();
+        g.writeStringField("author", c.author());
+        g.writeStringField("changelog", c.text());
+        g.writeNumberField("date", c.date());
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return concat("{\"changelogs\":", buffer.toByteArray(), ",\"repo\":\"");
+  }
+
+  private static byte[] concat(String prefix, byte[] middle, String suffix) {
+    byte[] p = prefix.getBytes(StandardCharsets.US_ASCII);
+    byte[] s = suffix.getBytes(StandardCharsets.US_ASCII);
+    byte[] out = new byte[p.length + middle.length + s.length];
+    System.arraycopy(p, 0, out, 0, p.length);
+    System.arraycopy(middle, 0, out, p.length, middle.length);
+    System.arraycopy(s, 0, out, p.length + middle.length, s.length);
+    return out;
+  }
+
+  /** SQLite's BINARY collation on UTF-8 text is code point order (not Java's UTF-16 order). */
+  static int compareCodePoints(CharSequence a, CharSequence b) {
+    int i = 0, j = 0;
+    while (i < a.length() && j < b.length()) {
+      int x = Character.codePointAt(a, i), y = Character.codePointAt(b, j);
+      if (x != y) return Integer.compare(x, y);
+      i += Character.charCount(x);
+      j += Character.charCount(y);
+    }
+    return Integer.compare(a.length() - i, b.length() - j);
+  }
+}

@@ -1,0 +1,204 @@
+package org.packyard.index;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A read-only, memory-mapped file of byte records addressed by a dense integer key, with
+ * optional name-to-key hash maps. Lookups allocate nothing but the returned slice and never touch
+ * a database, which is what lets the mdapi hot path answer at static-file speed.
+ *
+ * <p>Layout (little endian): a 64-byte header, the records, then for every key a u64 start and a
+ * u32 length (0 = no record), then each map as a power-of-two table of u64 slots
+ * ({@code hash32 << 32 | entryOffset + 1}) after a 24-byte map header, pointing into an entry area of
+ * {@code u16 nameLength, name bytes (UTF-8), u32 key}. Files larger than 2 GiB are mapped in
+ * overlapping windows, so every record and entry is one contiguous slice.
+ *
+ * <pre>{@code
+ * try (RecordFile f = RecordFile.open(path)) {
+ *   int key = f.lookup(0, "bash".getBytes(UTF_8));
+ *   ByteBuffer json = key < 0 ? null : f.record(key);
+ * }
+ * }</pre>
+ */
+public final class RecordFile implements AutoCloseable {
+  static final long MAGIC = 0x31434552_4459_4b50L; // "PKYDREC1" read as little-endian long
+  static final int HEADER = 64;
+  static final int MAX_MAPS = 4;
+  private static final long WINDOW = 1L << 30;
+
+  private final Path path;
+  private final MappedByteBuffer[] windows;
+  private final long size;
+  private final int keyCount;
+  private final long startsPos;
+  private final long lengthsPos;
+  private final long[] mapSlotsPos;
+  private final int[] mapSlotMask;
+  private final long[] mapEntriesPos;
+
+  private RecordFile(Path path, MappedByteBuffer[] windows, long size) {
+    this.path = path;
+    this.windows = windows;
+    this.size = size;
+    if (getLong(0) != MAGIC) throw new IllegalStateException(path + " is not a Packyard record file");
+    keyCount = getInt(8);
+    int mapCount = getInt(12);
+    startsPos = getLong(16);
+    lengthsPos = startsPos + 8L * keyCount;
+    long mapsPos = getLong(24);
+    mapSlotsPos = new long[mapCount];
+    mapSlotMask = new int[mapCount];
+    mapEntriesPos = new long[mapCount];
+    long p = mapsPos;
+    for (int m = 0; m < mapCount; m++) {
+      int slots = getInt(p);
+      mapSlotMask[m] = slots - 1;
+      mapEntriesPos[m] = getLong(p + 8);
+      mapSlotsPos[m] = p + 24;
+      p = mapEntriesPos[m] + getLong(p + 16);
+    }
+  }
+
+  /** Maps the file read-only. */
+  public static RecordFile open(Path path) throws IOException {
+    try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+      long size = ch.size();
+      if (size < HEADER) throw new IOException(path + " is truncated (" + size + " bytes)");
+      ByteBuffer head = ByteBuffer.allocate(HEADER).order(ByteOrder.LITTLE_ENDIAN);
+      ch.read(head, 0);
+      int maxRecord = head.getInt(32);
+      long overlap = Math.max(maxRecord, 1 << 17) + 64L;
+      List<MappedByteBuffer> list = new ArrayList<>();
+      for (long start = 0; start < size; start += WINDOW) {
+        long len = Math.min(WINDOW + overlap, size - start);
+        MappedByteBuffer b = ch.map(FileChannel.MapMode.READ_ONLY, start, len);
+        b.order(ByteOrder.LITTLE_ENDIAN);
+        list.add(b);
+      }
+      return new RecordFile(path, list.toArray(MappedByteBuffer[]::new), size);
+    }
+  }
+
+  /** Number of keys (one more than the largest key). */
+  public int keyCount() {
+    return keyCount;
+  }
+
+  /** Returns the record for {@code key} as a read-only slice, or null when there is none. */
+  public ByteBuffer record(int key) {
+    if (key < 0 || key >= keyCount) return null;
+    int len = getInt(lengthsPos + 4L * key);
+    if (len == 0) return null;
+    return slice(getLong(startsPos + 8L * key), len);
+  }
+
+  /** Returns the key that map {@code map} holds for {@code name} (UTF-8), or -1. */
+  public int lookup(int map, byte[] name) {
+    if (map >= mapSlotMask.length) return -1;
+    long h = hash(name, 0, name.length);
+    int hi = (int) (h >>> 32);
+    int mask = mapSlotMask[map];
+    int i = (int) h & mask;
+    while (true) {
+      long slot = getLong(mapSlotsPos[map] + 8L * i);
+      if (slot == 0) return -1;
+      if ((int) (slot >>> 32) == hi) {
+        long entry = mapEntriesPos[map] + ((slot & 0xFFFF_FFFFL) - 1);
+        int len = getShort(entry) & 0xFFFF;
+        if (len == name.length && equalsAt(entry + 2, name)) return getInt(entry + 2 + len);
+      }
+      i = (i + 1) & mask;
+    }
+  }
+
+  /** Calls {@code visitor} for every entry of map {@code map}, in slot order. */
+  public void forEachName(int map, NameVisitor visitor) {
+    int slot = 0;
+    while (slot >= 0) slot = scan(map, slot, Integer.MAX_VALUE, visitor);
+  }
+
+  /**
+   * Visits up to {@code limit} entries of map {@code map} from slot {@code fromSlot} on; returns
+   * the slot to resume from, or -1 when the map is exhausted (or the visitor returned false).
+   * This lets a stream walk a map in bounded steps, between writes.
+   */
+  public int scan(int map, int fromSlot, int limit, NameVisitor visitor) {
+    if (map >= mapSlotMask.length) return -1;
+    int seen = 0;
+    for (int i = fromSlot; i <= mapSlotMask[map]; i++) {
+      if (seen == limit) return i;
+      long slot = getLong(mapSlotsPos[map] + 8L * i);
+      if (slot == 0) continue;
+      long entry = mapEntriesPos[map] + ((slot & 0xFFFF_FFFFL) - 1);
+      int len = getShort(entry) & 0xFFFF;
+      seen++;
+      if (!visitor.visit(slice(entry + 2, len), getInt(entry + 2 + len))) return -1;
+    }
+    return -1;
+  }
+
+  /** Receives map entries; return false to stop. */
+  @FunctionalInterface
+  public interface NameVisitor {
+    boolean visit(ByteBuffer name, int key);
+  }
+
+  /** Returns an entry name as a String (for tests and listings). */
+  public static String string(ByteBuffer b) {
+    byte[] bytes = new byte[b.remaining()];
+    b.duplicate().get(bytes);
+    return new String(bytes, StandardCharsets.UTF_8);
+  }
+
+  static long hash(byte[] b, int off, int len) {
+    long h = 0xcbf29ce484222325L; // FNV-1a, 64 bit
+    for (int i = off; i < off + len; i++) {
+      h ^= b[i] & 0xff;
+      h *= 0x100000001b3L;
+    }
+    h ^= h >>> 29; // FNV's low bits are weak for short keys; fold the high bits in
+    return h;
+  }
+
+  private boolean equalsAt(long pos, byte[] name) {
+    ByteBuffer w = windows[(int) (pos / WINDOW)];
+    int p = (int) (pos % WINDOW);
+    for (int k = 0; k < name.length; k++) if (w.get(p + k) != name[k]) return false;
+    return true;
+  }
+
+  private ByteBuffer slice(long pos, int len) {
+    if (pos < 0 || pos + len > size) throw new IllegalStateException(path + " is corrupt at " + pos);
+    return windows[(int) (pos / WINDOW)].slice((int) (pos % WINDOW), len).asReadOnlyBuffer();
+  }
+
+  private long getLong(long pos) {
+    return windows[(int) (pos / WINDOW)].getLong((int) (pos % WINDOW));
+  }
+
+  private int getInt(long pos) {
+    return windows[(int) (pos / WINDOW)].getInt((int) (pos % WINDOW));
+  }
+
+  private short getShort(long pos) {
+    return windows[(int) (pos / WINDOW)].getShort((int) (pos % WINDOW));
+  }
+
+  /** Nothing to release eagerly: the mapping goes away with the last slice that uses it. */
+  @Override
+  public void close() {}
+
+  @Override
+  public String toString() {
+    return "RecordFile[" + path + ", " + keyCount + " keys]";
+  }
+}

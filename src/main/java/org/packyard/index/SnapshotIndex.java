@@ -1,0 +1,174 @@
+package org.packyard.index;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.packyard.rpm.DepKind;
+import org.packyard.rpm.Evr;
+
+/**
+ * A published snapshot's index, opened read-only. The record lookups are memory-mapped and safe
+ * on an event loop; {@link #withDependency} reads SQLite and must run on a reader thread.
+ *
+ * <p>Reference counted: whoever hands the index to a reader thread {@link #retain}s it first and
+ * {@link #release}s it after; {@link #close} (retire) closes the SQLite connections once the last
+ * reader is done, so a new snapshot can replace this one under load.
+ */
+public final class SnapshotIndex implements AutoCloseable {
+  private static final int MAX_CONNECTIONS = 8;
+
+  private final Path dir;
+  private final RecordFile packages;
+  private final RecordFile files;
+  private final RecordFile changelogs;
+  private final ArrayBlockingQueue<Connection> idle = new ArrayBlockingQueue<>(MAX_CONNECTIONS);
+  private final AtomicInteger refs = new AtomicInteger(1);
+  private final AtomicBoolean retired = new AtomicBoolean();
+  private volatile boolean closed;
+
+  private SnapshotIndex(Path dir, RecordFile packages, RecordFile files, RecordFile changelogs) {
+    this.dir = dir;
+    this.packages = packages;
+    this.files = files;
+    this.changelogs = changelogs;
+  }
+
+  /** Opens the index in {@code dir}; maps the record files, opens no database yet. */
+  public static SnapshotIndex open(Path dir) throws IOException {
+    for (String f : List.of(IndexFiles.SQLITE, IndexFiles.PACKAGES, IndexFiles.FILES, IndexFiles.CHANGELOGS)) {
+      if (!Files.isRegularFile(dir.resolve(f))) throw new IOException("index " + dir + " has no " + f);
+    }
+    return new SnapshotIndex(dir,
+        RecordFile.open(dir.resolve(IndexFiles.PACKAGES)),
+        RecordFile.open(dir.resolve(IndexFiles.FILES)),
+        RecordFile.open(dir.resolve(IndexFiles.CHANGELOGS)));
+  }
+
+  public Path dir() {
+    return dir;
+  }
+
+  /** Number of packages in primary. Keys run from 1 to this number. */
+  public int packageCount() {
+    return packages.keyCount() - 1;
+  }
+
+  /** The key of the newest package named {@code name} (UTF-8), or -1. */
+  public int newest(byte[] name) {
+    return packages.lookup(IndexFiles.BY_NAME, name);
+  }
+
+  /** The key of the newest binary package built from source package {@code name}, or -1. */
+  public int newestFromSource(byte[] name) {
+    return packages.lookup(IndexFiles.BY_SOURCE, name);
+  }
+
+  /** The key of the package whose location_href is {@code href}, or -1. */
+  public int byLocation(byte[] href) {
+    return packages.lookup(IndexFiles.BY_LOCATION, href);
+  }
+
+  /** The /pkg JSON of package {@code key}, up to and including {@code "repo":"}. */
+  public ByteBuffer packageRecord(int key) {
+    return packages.record(key);
+  }
+
+  /** The /files JSON of package {@code key}, up to {@code "repo":"}; null when filelists lacked it. */
+  public ByteBuffer filesRecord(int key) {
+    return files.record(key);
+  }
+
+  /** The /changelog JSON of package {@code key}, up to {@code "repo":"}; null when other lacked it. */
+  public ByteBuffer changelogRecord(int key) {
+    return changelogs.record(key);
+  }
+
+  /** Visits every distinct package name with the key of its newest package. */
+  public void forEachNewest(RecordFile.NameVisitor visitor) {
+    packages.forEachName(IndexFiles.BY_NAME, visitor);
+  }
+
+  /** A bounded step of {@link #forEachNewest}; see {@link RecordFile#scan}. */
+  public int scanNewest(int fromSlot, int limit, RecordFile.NameVisitor visitor) {
+    return packages.scan(IndexFiles.BY_NAME, fromSlot, limit, visitor);
+  }
+
+  /**
+   * Keys of the packages that have a {@code kind} dependency named {@code name}, newest first in
+   * rpm's order, one per matching entry (as mdapi lists them). Blocking: reads SQLite.
+   */
+  public int[] withDependency(DepKind kind, String name) throws SQLException {
+    Connection c = borrow();
+    boolean ok = false;
+    try (PreparedStatement st = c.prepareStatement(
+        "SELECT d.pkgKey, p.epoch, p.version, p.release FROM deps d JOIN packages p ON p.pkgKey = d.pkgKey"
+            + " WHERE d.name = ? AND d.kind = ?")) {
+      st.setString(1, name);
+      st.setString(2, kind.key());
+      record Hit(int key, Evr evr) {}
+      List<Hit> hits = new ArrayList<>();
+      try (ResultSet rs = st.executeQuery()) {
+        while (rs.next()) hits.add(new Hit(rs.getInt(1), new Evr(rs.getString(2), rs.getString(3), rs.getString(4))));
+      }
+      hits.sort((a, b) -> {
+        int cmp = b.evr.compareTo(a.evr);
+        return cmp != 0 ? cmp : Integer.compare(a.key, b.key);
+      });
+      ok = true;
+      return hits.stream().mapToInt(Hit::key).toArray();
+    } finally {
+      giveBack(c, ok);
+    }
+  }
+
+  private Connection borrow() throws SQLException {
+    if (closed) throw new SQLException("index " + dir + " is closed");
+    Connection c = idle.poll();
+    if (c != null) return c;
+    // immutable=1: the file never changes once published, so SQLite skips locking entirely.
+    return DriverManager.getConnection("jdbc:sqlite:file:" + dir.resolve(IndexFiles.SQLITE) + "?immutable=1&mode=ro");
+  }
+
+  private void giveBack(Connection c, boolean healthy) {
+    if (healthy && !closed && idle.offer(c)) return;
+    try {
+      c.close();
+    } catch (SQLException ignored) {
+      // closing a read-only connection cannot lose anything
+    }
+  }
+
+  /** Marks one more user; fails if the index was already retired and released. */
+  public SnapshotIndex retain() {
+    while (true) {
+      int n = refs.get();
+      if (n <= 0) throw new IllegalStateException("index " + dir + " is closed");
+      if (refs.compareAndSet(n, n + 1)) return this;
+    }
+  }
+
+  public void release() {
+    if (refs.decrementAndGet() == 0) {
+      closed = true;
+      Connection c;
+      while ((c = idle.poll()) != null) giveBack(c, false);
+    }
+  }
+
+  /** Retires the index: it closes when the last {@link #retain}er {@link #release}s it. */
+  @Override
+  public void close() {
+    if (retired.compareAndSet(false, true)) release();
+  }
+}

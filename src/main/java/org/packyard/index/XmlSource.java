@@ -1,0 +1,18 @@
+package org.packyard.index;
+
+import java.io.IOException;
+import java.io.InputStream;
+
+/** Where an rpm-md XML document comes from: opened once, already decompressed. */
+public interface XmlSource {
+  InputStream open() throws IOException;
+
+  /** Names the document in error messages, e.g. {@code primary (repodata/abc-primary.xml.gz)}. */
+  String describe();
+
+  /**
+   * Called after the document was read to its end; throws when the content turned out wrong (for
+   * example its open-checksum does not match).
+   */
+  default void verify() throws IOException {}
+}

@@ -1,0 +1,155 @@
+package org.packyard.mdapi;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.internal.buffer.BufferInternal;
+import io.vertx.core.json.JsonArray;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.packyard.catalog.Branch;
+import org.packyard.catalog.Catalog;
+import org.packyard.catalog.Served;
+import org.packyard.index.SnapshotIndex;
+import org.packyard.rpm.DepKind;
+import org.packyard.server.Bytes;
+import org.packyard.server.Cors;
+import org.packyard.server.HttpError;
+import org.packyard.server.PathSegments;
+import org.packyard.server.ReaderPool;
+import org.packyard.server.Responses;
+
+/**
+ * The mdapi v3 routes: {@code /branches} and {@code /{branch}/{kind}/{name}}. Package, source,
+ * file list and changelog lookups are answered from the snapshot's memory-mapped records on the
+ * event loop, with no database work; dependency lookups read SQLite on the reader pool.
+ */
+public final class MdapiRoutes {
+  private static final byte[] EMPTY_FILES = "{\"files\":[],\"repo\":\"".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] EMPTY_LOGS = "{\"changelogs\":[],\"repo\":\"".getBytes(StandardCharsets.US_ASCII);
+
+  private final Catalog catalog;
+  private final ReaderPool readers;
+
+  public MdapiRoutes(Catalog catalog, ReaderPool readers) {
+    this.catalog = catalog;
+    this.readers = readers;
+  }
+
+  /** Mounts {@code /branches} and, last of all routes, the {@code /{branch}/{kind}/{name}} family. */
+  public void mount(Router router) {
+    router.route("/branches").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(this::branches);
+    router.route().method(HttpMethod.GET).method(HttpMethod.HEAD).order(Integer.MAX_VALUE - 10).handler(this::lookup);
+  }
+
+  private void branches(RoutingContext ctx) {
+    JsonArray names = new JsonArray();
+    for (Branch b : catalog.view().branches().values()) if (!b.empty()) names.add(b.name());
+    Cors.add(ctx.response());
+    Responses.json(ctx.response(), names.encode());
+  }
+
+  private void lookup(RoutingContext ctx) {
+    HttpServerRequest req = ctx.request();
+    String path = req.path();
+    // Exactly three non-empty segments: /{branch}/{kind}/{name}; anything else is not ours.
+    int a = path.indexOf('/', 1);
+    int b = a < 0 ? -1 : path.indexOf('/', a + 1);
+    if (a <= 1 || b <= a + 1 || b == path.length() - 1 || path.indexOf('/', b + 1) >= 0) {
+      ctx.next();
+      return;
+    }
+    String kind = path.substring(a + 1, b);
+    DepKind dep = null;
+    switch (kind) {
+      case "pkg", "srcpkg", "files", "changelog" -> { }
+      default -> {
+        dep = DepKind.byKey(kind);
+        if (dep == null) {
+          ctx.next();
+          return;
+        }
+      }
+    }
+    String branchName = PathSegments.string(PathSegments.decode(path.substring(1, a), "branch"));
+    byte[] name = PathSegments.decode(path.substring(b + 1), "name");
+    Branch branch = catalog.view().branch(branchName);
+    if (branch == null) throw HttpError.badRequest("Bad Request"); // mdapi: an unknown branch is 400
+    if (branch.empty()) throw HttpError.unavailable("branch " + branchName + " has no published snapshot yet");
+    Cors.add(ctx.response());
+    switch (kind) {
+      case "pkg" -> record(ctx, branch.newest(name), Kind.PACKAGE);
+      case "srcpkg" -> record(ctx, branch.newestFromSource(name), Kind.PACKAGE);
+      case "files" -> record(ctx, branch.newest(name), Kind.FILES);
+      case "changelog" -> record(ctx, branch.newest(name), Kind.CHANGELOG);
+      default -> dependency(ctx, branch, dep, PathSegments.string(name));
+    }
+  }
+
+  private enum Kind { PACKAGE, FILES, CHANGELOG }
+
+  private static void record(RoutingContext ctx, Branch.Hit hit, Kind kind) {
+    if (hit == null) throw HttpError.notFound("Not Found");
+    SnapshotIndex idx = hit.served().index();
+    ByteBuffer rec = switch (kind) {
+      case PACKAGE -> idx.packageRecord(hit.key());
+      case FILES -> orEmpty(idx.filesRecord(hit.key()), EMPTY_FILES);
+      case CHANGELOG -> orEmpty(idx.changelogRecord(hit.key()), EMPTY_LOGS);
+    };
+    Responses.json(ctx.response(), Bytes.wrap(rec, hit.served().repoSuffix()));
+  }
+
+  private static ByteBuffer orEmpty(ByteBuffer b, byte[] empty) {
+    return b != null ? b : ByteBuffer.wrap(empty);
+  }
+
+  /** Packages with a {@code kind} dependency on {@code name}, from the first channel that has any. */
+  private void dependency(RoutingContext ctx, Branch branch, DepKind kind, String name) {
+    List<Served> channels = new ArrayList<>(branch.channels().size());
+    for (Served s : branch.channels()) channels.add(retain(s));
+    Future<Buffer> answer = readers.submit(() -> {
+      for (Served s : channels) {
+        int[] keys = s.index().withDependency(kind, name);
+        if (keys.length > 0) return list(s, keys);
+      }
+      return null;
+    });
+    answer.onComplete(ar -> {
+      for (Served s : channels) s.index().release();
+      if (ar.failed()) {
+        ctx.fail(ar.cause());
+      } else if (ar.result() == null) {
+        ctx.fail(HttpError.notFound("Not Found")); // mdapi says 400 here; no package has it: 404
+      } else {
+        Responses.json(ctx.response(), ar.result());
+      }
+    });
+  }
+
+  private static Served retain(Served s) {
+    s.index().retain();
+    return s;
+  }
+
+  /** {@code [rec1+suffix,rec2+suffix,...]} as one composite buffer over the mapped records. */
+  private static Buffer list(Served s, int[] keys) {
+    List<ByteBuf> parts = new ArrayList<>(keys.length * 3 + 2);
+    parts.add(Unpooled.wrappedBuffer(new byte[] {'['}));
+    ByteBuf comma = Unpooled.wrappedBuffer(new byte[] {','});
+    ByteBuf suffix = Unpooled.wrappedBuffer(s.repoSuffix());
+    for (int i = 0; i < keys.length; i++) {
+      if (i > 0) parts.add(comma.retainedDuplicate());
+      parts.add(Unpooled.wrappedBuffer(s.index().packageRecord(keys[i])));
+      parts.add(suffix.retainedDuplicate());
+    }
+    parts.add(Unpooled.wrappedBuffer(new byte[] {']'}));
+    return BufferInternal.buffer(Unpooled.wrappedBuffer(parts.size(), parts.toArray(ByteBuf[]::new)));
+  }
+}

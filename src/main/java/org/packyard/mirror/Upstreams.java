@@ -1,0 +1,37 @@
+package org.packyard.mirror;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.PoolOptions;
+import org.packyard.config.RepositoryConfig;
+
+/** Makes the {@link Upstream} for a repository's configured URL; owns the shared HTTP client. */
+public final class Upstreams implements AutoCloseable {
+  private final Vertx vertx;
+  private final HttpClient client;
+
+  public Upstreams(Vertx vertx) {
+    this.vertx = vertx;
+    this.client = vertx.createHttpClient(
+        new HttpClientOptions()
+            .setConnectTimeout(30_000)
+            .setKeepAlive(true)
+            .setDecompressionSupported(false)
+            .setTrustAll(false),
+        new PoolOptions().setHttp1MaxSize(8).setMaxWaitQueueSize(256));
+  }
+
+  public Upstream forRepository(RepositoryConfig repo) {
+    return switch (repo.upstream().getScheme()) {
+      case "file" -> new FileUpstream(vertx, repo.upstream());
+      case "http", "https" -> new HttpUpstream(vertx, client, repo.upstream());
+      default -> throw new UpstreamException("unsupported upstream scheme: " + repo.upstream());
+    };
+  }
+
+  @Override
+  public void close() {
+    client.close();
+  }
+}

@@ -1,0 +1,58 @@
+package org.packyard.rpm;
+
+import java.io.InputStream;
+import javax.xml.stream.XMLInputFactory;
+import javax.xml.stream.XMLStreamConstants;
+import javax.xml.stream.XMLStreamException;
+import javax.xml.stream.XMLStreamReader;
+
+/** StAX plumbing shared by the rpm-md parsers: a hardened factory and small reading helpers. */
+final class Xml {
+  private static final XMLInputFactory FACTORY = newFactory();
+
+  private Xml() {}
+
+  private static XMLInputFactory newFactory() {
+    XMLInputFactory f = XMLInputFactory.newInstance();
+    f.setProperty(XMLInputFactory.SUPPORT_DTD, false); // no DTDs, no external entities (XXE)
+    f.setProperty(XMLInputFactory.IS_SUPPORTING_EXTERNAL_ENTITIES, false);
+    f.setProperty(XMLInputFactory.IS_COALESCING, true);
+    f.setProperty(XMLInputFactory.IS_NAMESPACE_AWARE, true);
+    return f;
+  }
+
+  static XMLStreamReader open(InputStream in) throws XMLStreamException {
+    return FACTORY.createXMLStreamReader(in);
+  }
+
+  /** Reads the text of the current element up to its end tag; empty text becomes null. */
+  static String textOrNull(XMLStreamReader r) throws XMLStreamException {
+    String s = r.getElementText();
+    return s.isEmpty() ? null : s;
+  }
+
+  static String attrOrNull(XMLStreamReader r, String name) {
+    String v = r.getAttributeValue(null, name);
+    return v == null || v.isEmpty() ? null : v;
+  }
+
+  static long longAttr(XMLStreamReader r, String name) {
+    String v = r.getAttributeValue(null, name);
+    if (v == null || v.isEmpty()) return 0;
+    try {
+      return Long.parseLong(v.trim());
+    } catch (NumberFormatException e) {
+      throw new RpmMdException("attribute " + name + " is not a number: " + v);
+    }
+  }
+
+  /** Skips the current element and everything in it. */
+  static void skip(XMLStreamReader r) throws XMLStreamException {
+    int depth = 1;
+    while (depth > 0) {
+      int ev = r.next();
+      if (ev == XMLStreamConstants.START_ELEMENT) depth++;
+      else if (ev == XMLStreamConstants.END_ELEMENT) depth--;
+    }
+  }
+}

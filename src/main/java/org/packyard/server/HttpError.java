@@ -1,0 +1,32 @@
+package org.packyard.server;
+
+/**
+ * An answer other than success, raised anywhere in a handler and turned into a response once by
+ * {@link ErrorMapper}. {@code reason} is safe to send to the client; internals never are.
+ */
+public class HttpError extends RuntimeException {
+  private final int status;
+
+  public HttpError(int status, String reason) {
+    super(reason, null, false, false);
+    this.status = status;
+  }
+
+  public int status() {
+    return status;
+  }
+
+  /** The client's fault: bad syntax, bad values, too large. */
+  public static HttpError badRequest(String reason) {
+    return new HttpError(400, reason);
+  }
+
+  public static HttpError notFound(String reason) {
+    return new HttpError(404, reason);
+  }
+
+  /** Temporarily unable: not ready, or the bounded queues are full. */
+  public static HttpError unavailable(String reason) {
+    return new HttpError(503, reason);
+  }
+}

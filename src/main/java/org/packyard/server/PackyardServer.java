@@ -1,0 +1,192 @@
+package org.packyard.server;
+
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import java.time.Clock;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.packyard.api.PackagesApi;
+import org.packyard.api.RepositoriesApi;
+import org.packyard.catalog.Catalog;
+import org.packyard.catalog.Served;
+import org.packyard.config.PackyardConfig;
+import org.packyard.config.RepositoryConfig;
+import org.packyard.mdapi.MdapiRoutes;
+import org.packyard.mirror.SyncListener;
+import org.packyard.mirror.Syncer;
+
+/**
+ * Wires one Packyard process: stores, catalog, syncer and the HTTP routes of every feature, served
+ * by one HTTP server per event loop on the same port. Features mount their own routes; this class
+ * only connects them.
+ */
+public final class PackyardServer implements AutoCloseable {
+  private static final Logger LOG = Logger.getLogger(PackyardServer.class.getName());
+  /** How often the published-snapshot pointers are re-read, to pick up syncs by other processes. */
+  static final long POINTER_POLL_MS = 5_000;
+
+  private final Vertx vertx;
+  private final PackyardConfig config;
+  private final Services services;
+  private final Catalog catalog;
+  private final Syncer syncer;
+  private final ReaderPool readers;
+  private final List<Long> timers = new CopyOnWriteArrayList<>();
+  private final List<String> deployments = new CopyOnWriteArrayList<>();
+  private final AtomicInteger port = new AtomicInteger();
+
+  private PackyardServer(Vertx vertx, Services services) {
+    this.vertx = vertx;
+    this.services = services;
+    this.config = services.config;
+    this.catalog = services.catalog;
+    this.syncer = services.syncer;
+    this.readers = new ReaderPool(Math.max(2, Runtime.getRuntime().availableProcessors()), 256);
+  }
+
+  /** Opens the stores, maps the published snapshots and starts listening. */
+  public static Future<PackyardServer> start(Vertx vertx, PackyardConfig config, Clock clock) {
+    return vertx.executeBlocking(() -> {
+      PackyardServer s = new PackyardServer(vertx, new Services(vertx, config, clock));
+      s.catalog.loadAll();
+      return s;
+    }).compose(s -> s.listen().map(s));
+  }
+
+  private Future<Void> listen() {
+    int instances = Math.max(1, Math.min(Runtime.getRuntime().availableProcessors(), 16));
+    // The first server binds (learning the real port when configured as 0), the rest share it.
+    return vertx.deployVerticle(() -> new HttpVerticle(), new DeploymentOptions().setInstances(1))
+        .compose(id -> {
+          deployments.add(id);
+          return instances == 1 ? Future.succeededFuture(id)
+              : vertx.deployVerticle(() -> new HttpVerticle(), new DeploymentOptions().setInstances(instances - 1));
+        })
+        .map(id -> {
+          if (!deployments.contains(id)) deployments.add(id);
+          timers.add(vertx.setPeriodic(POINTER_POLL_MS, t -> vertx.executeBlocking(() -> {
+            for (RepositoryConfig r : config.repositories()) catalog.refresh(r.name());
+            return null;
+          }, false)));
+          return null;
+        });
+  }
+
+  /** One HTTP server on one event loop; Vert.x spreads connections over all instances. */
+  private final class HttpVerticle extends VerticleBase {
+    @Override
+    public Future<?> start() {
+      HttpServerOptions opts = new HttpServerOptions()
+          .setHost(config.listen().host())
+          .setPort(port.get() != 0 ? port.get() : config.listen().port())
+          .setCompressionSupported(false) // zero-copy sendfile needs it off
+          .setTcpNoDelay(true)
+          .setIdleTimeout(120)
+          .setMaxInitialLineLength(8192)
+          .setMaxHeaderSize(16384)
+          .setDecompressionSupported(false);
+      Router router = router();
+      HttpServer server = vertx.createHttpServer(opts).requestHandler(req -> {
+        if (PathSegments.wellFormedEscapes(req.path())) {
+          router.handle(req);
+        } else {
+          req.response().setStatusCode(400).putHeader(Responses.CONTENT_TYPE, Responses.TEXT)
+              .end("400: Bad Request\nthe path has a malformed percent-escape");
+        }
+      });
+      return server.listen().onSuccess(s -> port.compareAndSet(0, s.actualPort()));
+    }
+  }
+
+  /** The routes of every feature, in the order they are tried. */
+  Router router() {
+    Router router = Router.router(vertx);
+    new ProbeRoutes(catalog, JsonObject::new).mount(router);
+    new HomePage(catalog).mount(router);
+    new Metrics().register(this::metrics).mount(router);
+    new PackagesApi(catalog).mount(router);
+    new RepositoriesApi(catalog, services.snapshots, services.state, syncer, readers).mount(router);
+    new MdapiRoutes(catalog, readers).mount(router);
+    router.route().failureHandler(ErrorMapper::handle);
+    for (int status : new int[] {400, 404, 405, 413, 414, 500, 503}) {
+      router.errorHandler(status, ErrorMapper::handle);
+    }
+    return router;
+  }
+
+  private void metrics(StringBuilder b) {
+    b.append("# HELP packyard_repository_packages Packages in the published snapshot.\n")
+        .append("# TYPE packyard_repository_packages gauge\n");
+    for (Served s : catalog.view().repositories().values()) {
+      b.append("packyard_repository_packages{repository=\"").append(Metrics.label(s.name())).append("\"} ")
+          .append(s.snapshot().manifest().packages()).append('\n');
+    }
+    b.append("# HELP packyard_repositories_unpublished Configured repositories without a snapshot.\n")
+        .append("# TYPE packyard_repositories_unpublished gauge\n")
+        .append("packyard_repositories_unpublished ").append(catalog.unpublished().size()).append('\n')
+        .append("# HELP packyard_index_reader_queue Index reads waiting for a reader thread.\n")
+        .append("# TYPE packyard_index_reader_queue gauge\n")
+        .append("packyard_index_reader_queue ").append(readers.queued()).append('\n');
+  }
+
+  /**
+   * Syncs, in the background, the repositories that have no snapshot yet, and schedules the
+   * periodic syncs of those with {@code sync_every}.
+   */
+  public void startBackgroundSyncs() {
+    for (RepositoryConfig r : config.repositories()) {
+      if (catalog.view().repository(r.name()) == null) syncInBackground(r);
+      if (r.syncEvery() != null) {
+        timers.add(vertx.setPeriodic(r.syncEvery().toMillis(), t -> syncInBackground(r)));
+      }
+    }
+  }
+
+  private void syncInBackground(RepositoryConfig r) {
+    syncer.sync(r, SyncListener.NONE)
+        .onSuccess(res -> LOG.info("sync " + r.name() + ": " + res.outcome().name().toLowerCase(java.util.Locale.ROOT)
+            + " " + res.snapshot().id() + " in " + res.millis() + " ms"))
+        .onFailure(e -> LOG.log(Level.WARNING, "sync failed: " + e.getMessage()));
+  }
+
+  public int port() {
+    return port.get();
+  }
+
+  public Catalog catalog() {
+    return catalog;
+  }
+
+  public Syncer syncer() {
+    return syncer;
+  }
+
+  public PackyardConfig config() {
+    return config;
+  }
+
+  public Future<Void> stop() {
+    for (long t : timers) vertx.cancelTimer(t);
+    Future<Void> undeploy = Future.succeededFuture();
+    for (String d : deployments) undeploy = undeploy.compose(v -> vertx.undeploy(d));
+    return undeploy.transform(ar -> vertx.<Void>executeBlocking(() -> {
+      close();
+      return null;
+    }).transform(v -> ar.succeeded() ? Future.<Void>succeededFuture() : Future.<Void>failedFuture(ar.cause())));
+  }
+
+  @Override
+  public void close() {
+    readers.close();
+    services.close();
+  }
+}

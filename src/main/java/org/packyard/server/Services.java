@@ -1,0 +1,54 @@
+package org.packyard.server;
+
+import io.vertx.core.Vertx;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.time.Clock;
+import org.packyard.catalog.Catalog;
+import org.packyard.config.PackyardConfig;
+import org.packyard.mirror.Syncer;
+import org.packyard.mirror.Upstreams;
+import org.packyard.store.FsBlobStore;
+import org.packyard.store.SnapshotStore;
+import org.packyard.store.SqliteStateStore;
+import org.packyard.store.StateStore;
+
+/**
+ * The stores and engines one process needs whether it serves or only syncs: blob store, snapshot
+ * store, state store, upstream clients, the catalog of what is published, and the syncer.
+ * Constructing it does blocking I/O: call it off the event loop.
+ */
+public final class Services implements AutoCloseable {
+  static final int KEEP_SNAPSHOTS = 3;
+
+  public final PackyardConfig config;
+  public final Clock clock;
+  public final FsBlobStore blobs;
+  public final SnapshotStore snapshots;
+  public final StateStore state;
+  public final Upstreams upstreams;
+  public final Catalog catalog;
+  public final Syncer syncer;
+
+  public Services(Vertx vertx, PackyardConfig config, Clock clock) throws IOException {
+    this.config = config;
+    this.clock = clock;
+    Files.createDirectories(config.data());
+    this.blobs = new FsBlobStore(config.data());
+    this.snapshots = new SnapshotStore(config.data(), KEEP_SNAPSHOTS, clock);
+    this.state = new SqliteStateStore(config.data().resolve("state.db"));
+    this.upstreams = new Upstreams(vertx);
+    this.catalog = new Catalog(config, snapshots);
+    this.syncer = new Syncer(vertx, upstreams, blobs, snapshots, state, clock, catalog::install);
+    snapshots.cleanStaging();
+    blobs.cleanTemp();
+  }
+
+  @Override
+  public void close() {
+    syncer.close();
+    upstreams.close();
+    catalog.close();
+    state.close();
+  }
+}

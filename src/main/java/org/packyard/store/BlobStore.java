@@ -1,0 +1,28 @@
+package org.packyard.store;
+
+import java.io.IOException;
+import java.nio.file.Path;
+
+/**
+ * Content-addressed storage keyed by sha256 hex. The embedded default is {@link FsBlobStore};
+ * an S3-compatible store can implement the same contract later.
+ */
+public interface BlobStore {
+  /** True when the blob is present (and was verified when it was committed). */
+  boolean has(String sha256);
+
+  /** A local file holding the blob, for zero-copy serving; the blob must be present. */
+  Path path(String sha256);
+
+  /** A fresh temporary file to download into, on the same file system as the blobs. */
+  Path newTempFile() throws IOException;
+
+  /**
+   * Moves a verified temporary file into the store under {@code sha256}. If the blob is
+   * already there the temporary file is deleted instead.
+   */
+  void commit(Path temp, String sha256) throws IOException;
+
+  /** Size of a present blob. */
+  long size(String sha256) throws IOException;
+}

@@ -1,0 +1,69 @@
+package org.packyard.store;
+
+import java.io.IOException;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.regex.Pattern;
+
+/** Blobs as files under {@code data/blobs/sha256/ab/abcdef...}. */
+public final class FsBlobStore implements BlobStore {
+  private static final Pattern SHA256 = Pattern.compile("[0-9a-f]{64}");
+
+  private final Path root;
+  private final Path tmp;
+
+  public FsBlobStore(Path dataDir) throws IOException {
+    this.root = dataDir.resolve("blobs").resolve("sha256");
+    this.tmp = dataDir.resolve("blobs").resolve("tmp");
+    Files.createDirectories(root);
+    Files.createDirectories(tmp);
+  }
+
+  @Override
+  public boolean has(String sha256) {
+    return Files.isRegularFile(path(sha256));
+  }
+
+  @Override
+  public Path path(String sha256) {
+    if (!SHA256.matcher(sha256).matches()) throw new IllegalArgumentException("not a sha256 hex digest: " + sha256);
+    return root.resolve(sha256.substring(0, 2)).resolve(sha256);
+  }
+
+  @Override
+  public Path newTempFile() throws IOException {
+    return Files.createTempFile(tmp, "dl-", ".part");
+  }
+
+  @Override
+  public void commit(Path temp, String sha256) throws IOException {
+    Path target = path(sha256);
+    if (Files.exists(target)) {
+      Files.deleteIfExists(temp);
+      return;
+    }
+    Files.createDirectories(target.getParent());
+    try {
+      Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
+    } catch (FileAlreadyExistsException e) {
+      Files.deleteIfExists(temp); // a concurrent download of the same blob won the race
+    } catch (AtomicMoveNotSupportedException e) {
+      throw new IOException("blob temp dir and store are on different file systems: " + temp, e);
+    }
+  }
+
+  @Override
+  public long size(String sha256) throws IOException {
+    return Files.size(path(sha256));
+  }
+
+  /** Removes temporary files left by an interrupted process. */
+  public void cleanTemp() throws IOException {
+    try (var s = Files.list(tmp)) {
+      for (Path p : (Iterable<Path>) s::iterator) Files.deleteIfExists(p);
+    }
+  }
+}

@@ -1,0 +1,221 @@
+package org.packyard.store;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.time.Clock;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.stream.Stream;
+
+/**
+ * Immutable snapshots per repository under {@code data/repos/<key>/snapshots/<id>/}, and the
+ * {@code current} pointer naming the published one. A snapshot is built in a staging directory,
+ * made durable, renamed into place, and only then the pointer is replaced by an atomic rename: a
+ * reader sees the old snapshot or the new one, never a mix, and a crash at any point leaves the
+ * previous snapshot published.
+ */
+public final class SnapshotStore {
+  private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+  private static final DateTimeFormatter ID_TIME = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
+
+  private final Path reposDir;
+  private final int keep;
+  private final Clock clock;
+
+  /** A published snapshot: its directory and manifest. */
+  public record Published(String repository, Path dir, Manifest manifest) {
+    public Path indexDir() {
+      return dir.resolve("index");
+    }
+
+    public String id() {
+      return manifest.id();
+    }
+  }
+
+  /** A snapshot being built; {@link #indexDir()} is where the index goes. */
+  public record Staging(String repository, Path dir) {
+    public Path indexDir() {
+      return dir.resolve("index");
+    }
+  }
+
+  public SnapshotStore(Path dataDir, int keep, Clock clock) throws IOException {
+    if (keep < 1) throw new IllegalArgumentException("keep < 1: " + keep);
+    this.reposDir = dataDir.resolve("repos");
+    this.keep = keep;
+    this.clock = clock;
+    Files.createDirectories(reposDir);
+  }
+
+  /** The directory name for a repository: its name with '/' as '+', which names never contain. */
+  static String key(String repository) {
+    return repository.replace('/', '+');
+  }
+
+  private Path snapshotsDir(String repository) {
+    return reposDir.resolve(key(repository)).resolve("snapshots");
+  }
+
+  private Path pointer(String repository) {
+    return reposDir.resolve(key(repository)).resolve("current");
+  }
+
+  /** The published snapshot of {@code repository}, if any. */
+  public Optional<Published> current(String repository) throws IOException {
+    String id;
+    try {
+      id = Files.readString(pointer(repository)).trim();
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
+    }
+    Path dir = snapshotsDir(repository).resolve(id);
+    Manifest m = JSON.readValue(dir.resolve("manifest.json").toFile(), Manifest.class);
+    return Optional.of(new Published(repository, dir, m));
+  }
+
+  /** The id the pointer names, without reading the manifest (cheap enough to poll). */
+  public Optional<String> currentId(String repository) throws IOException {
+    try {
+      return Optional.of(Files.readString(pointer(repository)).trim());
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
+    }
+  }
+
+  public Staging stage(String repository) throws IOException {
+    Path dir = snapshotsDir(repository).resolve(".staging-" + UUID.randomUUID());
+    Files.createDirectories(dir.resolve("index"));
+    return new Staging(repository, dir);
+  }
+
+  /** Removes a staging directory that will not be published. */
+  public void discard(Staging s) {
+    deleteTree(s.dir());
+  }
+
+  /** A new snapshot id, sortable by time. */
+  public String newId(String repomdSha256) {
+    return ID_TIME.format(clock.instant()) + "-" + repomdSha256.substring(0, 12);
+  }
+
+  /** Makes {@code s} durable, publishes it as {@code manifest.id()}, then prunes old snapshots. */
+  public Published publish(Staging s, Manifest manifest) throws IOException {
+    Path snapshots = snapshotsDir(s.repository());
+    Path target = snapshots.resolve(manifest.id());
+    if (Files.exists(target)) throw new IOException("snapshot " + manifest.id() + " already exists for " + s.repository());
+    JSON.writeValue(s.dir().resolve("manifest.json").toFile(), manifest);
+    syncTree(s.dir());
+    Files.move(s.dir(), target, StandardCopyOption.ATOMIC_MOVE);
+    fsync(snapshots);
+
+    Path ptr = pointer(s.repository());
+    Path tmp = ptr.resolveSibling("current.tmp-" + UUID.randomUUID());
+    Files.writeString(tmp, manifest.id() + "\n");
+    fsync(tmp);
+    try {
+      Files.move(tmp, ptr, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } catch (AtomicMoveNotSupportedException e) {
+      Files.deleteIfExists(tmp);
+      throw e;
+    }
+    fsync(ptr.getParent());
+    prune(s.repository(), manifest.id());
+    return new Published(s.repository(), target, manifest);
+  }
+
+  /** Manifests of the kept snapshots, newest first. */
+  public List<Manifest> list(String repository) throws IOException {
+    List<Manifest> out = new ArrayList<>();
+    for (Path d : snapshotDirs(repository)) {
+      try {
+        out.add(JSON.readValue(d.resolve("manifest.json").toFile(), Manifest.class));
+      } catch (IOException e) {
+        // a snapshot being pruned concurrently: skip it
+      }
+    }
+    return out;
+  }
+
+  /** Every manifest of every repository, for blob garbage collection. */
+  public List<Manifest> all() throws IOException {
+    List<Manifest> out = new ArrayList<>();
+    try (Stream<Path> repos = Files.list(reposDir)) {
+      for (Path r : (Iterable<Path>) repos::iterator) {
+        out.addAll(list(r.getFileName().toString().replace('+', '/')));
+      }
+    }
+    return out;
+  }
+
+  /** Deletes staging directories left behind by a process that died mid-sync. */
+  public void cleanStaging() throws IOException {
+    try (Stream<Path> repos = Files.list(reposDir)) {
+      for (Path r : (Iterable<Path>) repos::iterator) {
+        Path snaps = r.resolve("snapshots");
+        if (!Files.isDirectory(snaps)) continue;
+        try (Stream<Path> s = Files.list(snaps)) {
+          s.filter(p -> p.getFileName().toString().startsWith(".staging-")).forEach(SnapshotStore::deleteTree);
+        }
+      }
+    }
+  }
+
+  private List<Path> snapshotDirs(String repository) throws IOException {
+    Path snaps = snapshotsDir(repository);
+    if (!Files.isDirectory(snaps)) return List.of();
+    try (Stream<Path> s = Files.list(snaps)) {
+      return s.filter(p -> !p.getFileName().toString().startsWith("."))
+          .filter(p -> Files.isRegularFile(p.resolve("manifest.json")))
+          .sorted(Comparator.comparing((Path p) -> p.getFileName().toString()).reversed())
+          .toList();
+    }
+  }
+
+  private void prune(String repository, String currentId) throws IOException {
+    List<Path> dirs = snapshotDirs(repository);
+    for (int i = keep; i < dirs.size(); i++) {
+      if (!dirs.get(i).getFileName().toString().equals(currentId)) deleteTree(dirs.get(i));
+    }
+  }
+
+  private static void syncTree(Path dir) throws IOException {
+    try (Stream<Path> s = Files.walk(dir)) {
+      for (Path p : (Iterable<Path>) s::iterator) fsync(p);
+    }
+  }
+
+  static void fsync(Path p) throws IOException {
+    try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ)) {
+      ch.force(true);
+    }
+  }
+
+  static void deleteTree(Path dir) {
+    if (!Files.exists(dir)) return;
+    try (Stream<Path> s = Files.walk(dir)) {
+      s.sorted(Comparator.reverseOrder()).forEach(p -> {
+        try {
+          Files.deleteIfExists(p);
+        } catch (IOException ignored) {
+          // best effort: a leftover is cleaned on the next start
+        }
+      });
+    } catch (IOException ignored) {
+      // already gone
+    }
+  }
+}
