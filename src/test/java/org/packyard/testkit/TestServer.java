@@ -1,0 +1,86 @@
+package org.packyard.testkit;
+
+import io.vertx.core.Vertx;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.packyard.config.PackyardConfig;
+import org.packyard.config.RepositoryConfig;
+import org.packyard.mirror.SyncResult;
+import org.packyard.server.PackyardServer;
+
+/** A real Packyard on 127.0.0.1, port 0, over a temporary data directory; close() stops it. */
+public final class TestServer implements AutoCloseable {
+  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+  public final Vertx vertx;
+  public final PackyardServer server;
+
+  private TestServer(Vertx vertx, PackyardServer server) {
+    this.vertx = vertx;
+    this.server = server;
+  }
+
+  public static TestServer start(Path data, List<RepositoryConfig> repos) {
+    return start(data, repos, Clock.systemUTC());
+  }
+
+  public static TestServer start(Path data, List<RepositoryConfig> repos, Clock clock) {
+    Vertx vertx = Vertx.vertx();
+    PackyardConfig cfg = new PackyardConfig(new PackyardConfig.Listen("127.0.0.1", 0), data, repos);
+    try {
+      PackyardServer s = PackyardServer.start(vertx, cfg, clock).await(60, TimeUnit.SECONDS);
+      return new TestServer(vertx, s);
+    } catch (Exception e) {
+      vertx.close();
+      throw new AssertionError("server did not start: " + e, e);
+    }
+  }
+
+  /** Syncs one configured repository and waits for the outcome. */
+  public SyncResult sync(String repository) throws Exception {
+    return server.syncer().sync(server.config().repository(repository), org.packyard.mirror.SyncListener.NONE)
+        .await(120, TimeUnit.SECONDS);
+  }
+
+  /** Syncs every configured repository. */
+  public void syncAll() throws Exception {
+    for (RepositoryConfig r : server.config().repositories()) sync(r.name());
+  }
+
+  public String base() {
+    return "http://127.0.0.1:" + server.port();
+  }
+
+  /** GET {@code path} (raw, already encoded), returning status and body. */
+  public HttpResponse<String> get(String path) throws Exception {
+    return HTTP.send(HttpRequest.newBuilder(URI.create(base() + path)).timeout(Duration.ofSeconds(30)).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  public HttpResponse<String> post(String path, String body) throws Exception {
+    return HTTP.send(HttpRequest.newBuilder(URI.create(base() + path)).timeout(Duration.ofSeconds(30))
+        .POST(HttpRequest.BodyPublishers.ofString(body)).header("Content-Type", "application/json").build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Override
+  public void close() {
+    try {
+      server.stop().await(20, TimeUnit.SECONDS);
+    } catch (Exception ignored) {
+      // closing anyway
+    }
+    try {
+      vertx.close().await(20, TimeUnit.SECONDS);
+    } catch (Exception ignored) {
+      // closing anyway
+    }
+  }
+}
