@@ -64,15 +64,10 @@ public final class PackyardServer implements AutoCloseable {
 
   private Future<Void> listen() {
     int instances = Math.max(1, Math.min(Runtime.getRuntime().availableProcessors(), 16));
-    // The first server binds (learning the real port when configured as 0), the rest share it.
-    return vertx.deployVerticle(() -> new HttpVerticle(), new DeploymentOptions().setInstances(1))
-        .compose(id -> {
-          deployments.add(id);
-          return instances == 1 ? Future.succeededFuture(id)
-              : vertx.deployVerticle(() -> new HttpVerticle(), new DeploymentOptions().setInstances(instances - 1));
-        })
+    // With port 0, Vert.x gives every instance of one deployment the same random port.
+    return vertx.deployVerticle(() -> new HttpVerticle(), new DeploymentOptions().setInstances(instances))
         .map(id -> {
-          if (!deployments.contains(id)) deployments.add(id);
+          deployments.add(id);
           timers.add(vertx.setPeriodic(POINTER_POLL_MS, t -> vertx.executeBlocking(() -> {
             for (RepositoryConfig r : config.repositories()) catalog.refresh(r.name());
             return null;
@@ -87,7 +82,7 @@ public final class PackyardServer implements AutoCloseable {
     public Future<?> start() {
       HttpServerOptions opts = new HttpServerOptions()
           .setHost(config.listen().host())
-          .setPort(port.get() != 0 ? port.get() : config.listen().port())
+          .setPort(config.listen().port())
           .setCompressionSupported(false) // zero-copy sendfile needs it off
           .setTcpNoDelay(true)
           .setIdleTimeout(120)
