@@ -82,7 +82,7 @@ public final class PackagesApi {
       }
     }
     parts.add(ascii("}}"));
-    Responses.json(ctx.response(), BufferInternal.buffer(Unpooled.wrappedBuffer(parts.size(), parts.toArray(ByteBuf[]::new))));
+    Responses.json(ctx, BufferInternal.buffer(Unpooled.wrappedBuffer(parts.size(), parts.toArray(ByteBuf[]::new))));
   }
 
   /** {@code {"names": ["a", "b"]}}: 1 to 1,000 strings, each a valid name. */

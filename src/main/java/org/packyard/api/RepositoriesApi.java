@@ -50,7 +50,7 @@ public final class RepositoriesApi {
   private void list(RoutingContext ctx) {
     JsonArray out = new JsonArray();
     for (RepositoryConfig r : catalog.config().repositories()) out.add(summary(r));
-    Responses.json(ctx.response(), new JsonObject().put("repositories", out).encode());
+    Responses.json(ctx, new JsonObject().put("repositories", out).encode());
   }
 
   private JsonObject summary(RepositoryConfig r) {
@@ -87,7 +87,7 @@ public final class RepositoriesApi {
       for (Manifest m : snapshots.list(r.name())) snaps.add(snapshotJson(m));
       JsonArray runs = runsJson(state.syncRuns(r.name(), 10));
       return summary(r).put("snapshots", snaps).put("sync_runs", runs);
-    }).onSuccess(j -> Responses.json(ctx.response(), j.encode())).onFailure(ctx::fail);
+    }).onSuccess(j -> Responses.json(ctx, j.encode())).onFailure(ctx::fail);
   }
 
   private void sync(RoutingContext ctx) {
@@ -97,17 +97,17 @@ public final class RepositoriesApi {
     var f = syncer.sync(r, SyncListener.NONE);
     if (!wait) {
       ctx.response().setStatusCode(202);
-      Responses.json(ctx.response(), new JsonObject().put("repository", r.name()).put("status", "started").encode());
+      Responses.json(ctx, new JsonObject().put("repository", r.name()).put("status", "started").encode());
       return;
     }
-    f.onSuccess(res -> Responses.json(ctx.response(), new JsonObject()
+    f.onSuccess(res -> Responses.json(ctx, new JsonObject()
             .put("repository", r.name())
             .put("outcome", res.outcome().name().toLowerCase(java.util.Locale.ROOT))
             .put("snapshot", snapshotJson(res.snapshot().manifest()))
             .put("millis", res.millis()).encode()))
         .onFailure(e -> {
           ctx.response().setStatusCode(502);
-          Responses.json(ctx.response(), new JsonObject().put("error",
+          Responses.json(ctx, new JsonObject().put("error",
               new JsonObject().put("status", 502).put("message", e.getMessage())).encode());
         });
   }
@@ -116,7 +116,7 @@ public final class RepositoriesApi {
     String repo = ctx.request().getParam("repository");
     int limit = parseLimit(ctx.request().getParam("limit"));
     readers.submit(() -> new JsonObject().put("sync_runs", runsJson(state.syncRuns(repo, limit))))
-        .onSuccess(j -> Responses.json(ctx.response(), j.encode())).onFailure(ctx::fail);
+        .onSuccess(j -> Responses.json(ctx, j.encode())).onFailure(ctx::fail);
   }
 
   private static int parseLimit(String raw) {

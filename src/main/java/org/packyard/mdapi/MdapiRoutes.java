@@ -53,7 +53,7 @@ public final class MdapiRoutes {
     JsonArray names = new JsonArray();
     for (Branch b : catalog.view().branches().values()) if (!b.empty()) names.add(b.name());
     Cors.add(ctx.response());
-    Responses.json(ctx.response(), names.encode());
+    Responses.json(ctx, names.encode());
   }
 
   private void lookup(RoutingContext ctx) {
@@ -103,7 +103,7 @@ public final class MdapiRoutes {
       case FILES -> orEmpty(idx.filesRecord(hit.key()), EMPTY_FILES);
       case CHANGELOG -> orEmpty(idx.changelogRecord(hit.key()), EMPTY_LOGS);
     };
-    Responses.json(ctx.response(), Bytes.wrap(rec, hit.served().repoSuffix()));
+    Responses.json(ctx, Bytes.wrap(rec, hit.served().repoSuffix()));
   }
 
   private static ByteBuffer orEmpty(ByteBuffer b, byte[] empty) {
@@ -128,7 +128,7 @@ public final class MdapiRoutes {
       } else if (ar.result() == null) {
         ctx.fail(HttpError.notFound("Not Found")); // mdapi says 400 here; no package has it: 404
       } else {
-        Responses.json(ctx.response(), ar.result());
+        Responses.json(ctx, ar.result());
       }
     });
   }

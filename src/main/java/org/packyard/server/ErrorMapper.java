@@ -1,5 +1,6 @@
 package org.packyard.server;
 
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
@@ -47,12 +48,12 @@ public final class ErrorMapper {
     String path = ctx.request().path();
     if (path != null && path.startsWith("/api/")) {
       JsonObject err = new JsonObject().put("status", status).put("message", reason != null ? reason : phrase(status));
-      r.putHeader("Content-Type", "application/json; charset=utf-8");
-      r.end(new JsonObject().put("error", err).encode());
+      Responses.json(ctx, new JsonObject().put("error", err).encode());
     } else {
       r.putHeader("Content-Type", "text/plain; charset=utf-8");
       Cors.add(r);
-      r.end(status + ": " + phrase(status) + (reason == null || isMdapiDefault(status, reason) ? "" : "\n" + reason));
+      Responses.end(ctx, Buffer.buffer(status + ": " + phrase(status)
+          + (reason == null || isMdapiDefault(status, reason) ? "" : "\n" + reason)));
     }
   }
 

@@ -52,7 +52,8 @@ public final class HomePage {
     }
     b.append("<p><a href=\"/branches\">/branches</a> · <a href=\"/api/v1/repositories\">/api/v1/repositories</a> · ")
         .append("<a href=\"/readyz\">/readyz</a> · <a href=\"/metrics\">/metrics</a></p></body></html>");
-    ctx.response().putHeader("Content-Type", "text/html; charset=utf-8").end(b.toString());
+    ctx.response().headers().set(Responses.CONTENT_TYPE, Responses.HTML);
+    Responses.end(ctx, io.vertx.core.buffer.Buffer.buffer(b.toString()));
   }
 
   public static String esc(String s) {

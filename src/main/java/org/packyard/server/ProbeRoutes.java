@@ -26,7 +26,7 @@ public final class ProbeRoutes {
 
   public void mount(Router router) {
     router.route("/healthz").method(HttpMethod.GET).method(HttpMethod.HEAD).order(-100)
-        .handler(ctx -> Responses.json(ctx.response(), "{\"status\":\"ok\"}"));
+        .handler(ctx -> Responses.json(ctx, "{\"status\":\"ok\"}"));
     router.route("/readyz").method(HttpMethod.GET).method(HttpMethod.HEAD).order(-99).handler(this::ready);
   }
 
@@ -44,6 +44,6 @@ public final class ProbeRoutes {
     }
     JsonObject extra = details.get();
     if (extra != null && !extra.isEmpty()) body.put("details", extra);
-    Responses.json(ctx.response(), body.encode());
+    Responses.json(ctx, body.encode());
   }
 }

@@ -64,6 +64,37 @@ public final class TestServer implements AutoCloseable {
         HttpResponse.BodyHandlers.ofString());
   }
 
+  /** A raw HTTP/1.1 answer: status, headers (lower-case names) and body. */
+  public record Raw(int status, java.util.Map<String, String> headers, String body) {}
+
+  /**
+   * Sends {@code GET path} byte for byte over a socket, for paths a URL class would refuse
+   * (malformed escapes, raw non-ASCII bytes).
+   */
+  public Raw raw(String method, byte[] path) throws Exception {
+    try (java.net.Socket sock = new java.net.Socket("127.0.0.1", server.port())) {
+      sock.setSoTimeout(10_000);
+      var out = sock.getOutputStream();
+      out.write((method + " ").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      out.write(path);
+      out.write(" HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      out.flush();
+      String all = new String(sock.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      int end = all.indexOf("\r\n\r\n");
+      String[] lines = all.substring(0, end).split("\r\n");
+      java.util.Map<String, String> headers = new java.util.HashMap<>();
+      for (int i = 1; i < lines.length; i++) {
+        int c = lines[i].indexOf(':');
+        headers.put(lines[i].substring(0, c).trim().toLowerCase(java.util.Locale.ROOT), lines[i].substring(c + 1).trim());
+      }
+      return new Raw(Integer.parseInt(lines[0].split(" ")[1]), headers, all.substring(end + 4));
+    }
+  }
+
+  public Raw raw(String path) throws Exception {
+    return raw("GET", path.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+  }
+
   public HttpResponse<String> post(String path, String body) throws Exception {
     return HTTP.send(HttpRequest.newBuilder(URI.create(base() + path)).timeout(Duration.ofSeconds(30))
         .POST(HttpRequest.BodyPublishers.ofString(body)).header("Content-Type", "application/json").build(),

@@ -1,0 +1,106 @@
+package org.packyard.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ConfigLoaderTest {
+  @TempDir Path tmp;
+
+  Path write(String yaml) throws Exception {
+    Path f = tmp.resolve("packyard.yaml");
+    Files.writeString(f, yaml);
+    return f;
+  }
+
+  @Test
+  void load_fullExample() throws Exception {
+    Path f = write("""
+        listen: 0.0.0.0:9090
+        data: ./d
+        repositories:
+          - name: fedora/41/x86_64
+            upstream: https://dl.example.org/pub/fedora/41/
+            policy: on_demand
+            branch: f41
+            channel: updates
+            sync_every: 1h30m
+            access: private
+        """);
+    PackyardConfig c = ConfigLoader.load(f, Map.of());
+    assertThat(c.listen()).isEqualTo(new PackyardConfig.Listen("0.0.0.0", 9090));
+    assertThat(c.data()).isEqualTo(tmp.resolve("d"));
+    RepositoryConfig r = c.repositories().get(0);
+    assertThat(r.name()).isEqualTo("fedora/41/x86_64");
+    assertThat(r.policy()).isEqualTo(Policy.ON_DEMAND);
+    assertThat(r.channel()).isEqualTo(Channel.UPDATES);
+    assertThat(r.syncEvery()).isEqualTo(Duration.ofMinutes(90));
+    assertThat(r.access()).isEqualTo(Access.PRIVATE);
+  }
+
+  @Test
+  void load_defaults() {
+    PackyardConfig c = ConfigLoader.load(null, Map.of());
+    assertThat(c.listen().toString()).isEqualTo("127.0.0.1:8080");
+    assertThat(c.data()).isEqualTo(Path.of("./packyard-data"));
+    assertThat(c.repositories()).isEmpty();
+  }
+
+  @Test
+  void env_overridesEveryKey() throws Exception {
+    Path f = write("repositories:\n  - name: a\n    upstream: file:///srv/a/\n");
+    PackyardConfig c = ConfigLoader.load(f, Map.of(
+        "PACKYARD_LISTEN", "127.0.0.1:1234",
+        "PACKYARD_REPOSITORIES_0_SYNC_EVERY", "30m",
+        "PACKYARD_REPOSITORIES_1_NAME", "b",
+        "PACKYARD_REPOSITORIES_1_UPSTREAM", "http://mirror/b/",
+        "HOME", "/root"));
+    assertThat(c.listen().port()).isEqualTo(1234);
+    assertThat(c.repositories()).hasSize(2);
+    assertThat(c.repositories().get(0).syncEvery()).isEqualTo(Duration.ofMinutes(30));
+    assertThat(c.repositories().get(1).upstream().toString()).isEqualTo("http://mirror/b/");
+    PackyardConfig whole = ConfigLoader.load(null, Map.of("PACKYARD_REPOSITORIES", "[{name: x, upstream: 'file:///x/'}]"));
+    assertThat(whole.repositories().get(0).name()).isEqualTo("x");
+  }
+
+  @Test
+  void errors_nameTheFileKeyAndValue() throws Exception {
+    assertRefused("listen: nonsense\n", "listen must be HOST:PORT", "nonsense");
+    assertRefused("bogus: 1\n", "unknown key 'bogus'");
+    assertRefused("repositories:\n  - name: a\n    upstream: file:///a/\n    sync_every: soon\n",
+        "repositories[0] (a): sync_every must be a duration", "soon");
+    assertRefused("repositories:\n  - name: a\n    upstream: file:///a/\n    policy: lazy\n", "policy must be", "lazy");
+    assertRefused("repositories:\n  - name: a\n    upstream: file:///a/\n    channel: beta\n", "channel must be", "beta");
+    assertRefused("repositories:\n  - name: A/../b\n    upstream: file:///a/\n", "repository name", "A/../b");
+    assertRefused("repositories:\n  - name: a/../b\n    upstream: file:///a/\n", "'..'");
+    assertRefused("repositories:\n  - name: a\n", "upstream is required");
+    assertRefused("repositories:\n  - name: a\n    upstream: ftp://x/\n", "file://, http:// or https://");
+    assertRefused("repositories:\n  - name: a\n    upstream: file:///a/\n    branch: api\n", "reserved");
+    assertRefused("repositories:\n  - name: a\n    upstream: file:///a/\n    uptream: x\n", "unknown key 'uptream'");
+    assertRefused("repositories:\n  - {name: a, upstream: 'file:///a/', branch: f, channel: release}\n"
+        + "  - {name: b, upstream: 'file:///b/', branch: f, channel: release}\n", "one repository per channel");
+    assertRefused("repositories:\n  - {name: a, upstream: 'file:///a/'}\n  - {name: a, upstream: 'file:///b/'}\n", "configured twice");
+    assertRefused("repositories: [\n", "not valid YAML");
+  }
+
+  @Test
+  void errors_missingFileAndBadEnv() {
+    assertThatThrownBy(() -> ConfigLoader.load(tmp.resolve("nope.yaml"), Map.of())).hasMessageContaining("nope.yaml: no such file");
+    assertThatThrownBy(() -> ConfigLoader.load(null, Map.of("PACKYARD_LISTN", "x"))).hasMessageContaining("PACKYARD_LISTN: unknown setting");
+    assertThatThrownBy(() -> ConfigLoader.load(null, Map.of("PACKYARD_REPOSITORIES_0_COLOR", "x"))).hasMessageContaining("PACKYARD_REPOSITORIES_0_COLOR");
+  }
+
+  void assertRefused(String yaml, String... fragments) throws Exception {
+    Path f = write(yaml);
+    assertThatThrownBy(() -> ConfigLoader.load(f, Map.of()))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith(f.toString())
+        .hasMessageContainingAll(fragments);
+  }
+}
