@@ -45,7 +45,7 @@ public final class IndexBuilder {
   private static final int BATCH = 2_000;
 
   /** What an index build saw. */
-  public record Stats(int packages, long dependencies, long fileLists, long changelogs) {}
+  public record Stats(int packages, long dependencies, long fileLists, long changelogs, Map<String, Long> millis) {}
 
   private IndexBuilder() {}
 
@@ -56,18 +56,25 @@ public final class IndexBuilder {
    */
   public static Stats build(Path dir, XmlSource primary, XmlSource filelists, XmlSource other,
       Executor executor, LongConsumer progress) {
-    Primary p = new Primary(dir, progress);
+    Primary p = new Primary(dir, progress, executor);
     CompletableFuture<PerPackage> files = CompletableFuture.supplyAsync(
         () -> PerPackage.files(dir.resolve(IndexFiles.FILES), filelists), executor);
     CompletableFuture<PerPackage> logs = CompletableFuture.supplyAsync(
         () -> PerPackage.changelogs(dir.resolve(IndexFiles.CHANGELOGS), other), executor);
     try {
+      long t0 = System.nanoTime();
       p.run(primary);
       PerPackage f = join(files);
       PerPackage c = join(logs);
+      long t1 = System.nanoTime();
       f.finish(p.pkgIds, p.count);
       c.finish(p.pkgIds, p.count);
-      return new Stats(p.count, p.depCount, f.records, c.records);
+      Map<String, Long> millis = new LinkedHashMap<>(p.millis);
+      millis.put("filelists", f.millis);
+      millis.put("other", c.millis);
+      millis.put("primary_total", (t1 - t0) / 1_000_000);
+      millis.put("finish_records", (System.nanoTime() - t1) / 1_000_000);
+      return new Stats(p.count, p.depCount, f.records, c.records, millis);
     } catch (RuntimeException e) {
       // Let the other parsers stop before the caller removes the directory under them.
       files.handle((r, x) -> null).join();
@@ -76,7 +83,7 @@ public final class IndexBuilder {
     }
   }
 
-  private static PerPackage join(CompletableFuture<PerPackage> f) {
+  private static <T> T join(CompletableFuture<T> f) {
     try {
       return f.get();
     } catch (InterruptedException e) {
@@ -121,6 +128,7 @@ public final class IndexBuilder {
     private final JsonRecords json = new JsonRecords();
     int count;
     long depCount;
+    final Map<String, Long> millis = new java.util.concurrent.ConcurrentSkipListMap<>();
     String[] pkgIds = new String[1024];
     private String[] names = new String[1024];
     private Evr[] evrs = new Evr[1024];
@@ -129,9 +137,12 @@ public final class IndexBuilder {
     private long[] headStart = new long[1024];
     private int[] headLength = new int[1024];
 
-    Primary(Path dir, LongConsumer progress) {
+    private final Executor executor;
+
+    Primary(Path dir, LongConsumer progress, Executor executor) {
       this.dir = dir;
       this.progress = progress;
+      this.executor = executor;
     }
 
     void run(XmlSource source) {
@@ -143,19 +154,21 @@ public final class IndexBuilder {
           s.execute("PRAGMA locking_mode=EXCLUSIVE");
           s.execute("PRAGMA cache_size=-65536");
           s.execute("CREATE TABLE packages (pkgKey INTEGER PRIMARY KEY, pkgId TEXT, name TEXT, arch TEXT,"
-              + " epoch TEXT, version TEXT, release TEXT, summary TEXT, description TEXT, url TEXT,"
+              + " epoch TEXT, version TEXT, release TEXT, summary TEXT, url TEXT,"
               + " rpm_sourcerpm TEXT, source_name TEXT, location_href TEXT, location_base TEXT,"
               + " checksum_type TEXT, size_package INTEGER, size_installed INTEGER, size_archive INTEGER,"
               + " time_file INTEGER, time_build INTEGER, rpm_license TEXT)");
-          s.execute("CREATE TABLE deps (kind TEXT, name TEXT, flags TEXT, epoch TEXT, version TEXT,"
-              + " release TEXT, pre INTEGER, pkgKey INTEGER)");
+          // kind: DepKind ordinal. Flags, versions and descriptions live in the JSON records: the
+          // table exists to find packages by dependency name.
+          s.execute("CREATE TABLE deps (kind INTEGER, name TEXT, pkgKey INTEGER)");
         }
         db.setAutoCommit(false);
         try (OutputStream headOut = new BufferedOutputStream(Files.newOutputStream(heads), 1 << 16);
             PreparedStatement pkg = db.prepareStatement(
-                "INSERT INTO packages VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-            PreparedStatement dep = db.prepareStatement("INSERT INTO deps VALUES (?,?,?,?,?,?,?,?)")) {
+                "INSERT INTO packages VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+            PreparedStatement dep = db.prepareStatement("INSERT INTO deps VALUES (?,?,?)")) {
           long[] headPos = {0};
+          long t0 = System.nanoTime();
           readFully(source, in -> PrimaryParser.parse(in, m -> {
             try {
               add(m, pkg, dep, headOut, headPos);
@@ -165,16 +178,27 @@ public final class IndexBuilder {
           }));
           pkg.executeBatch();
           dep.executeBatch();
+          millis.put("primary", (System.nanoTime() - t0) / 1_000_000);
         }
         db.commit();
         db.setAutoCommit(true);
+        // The SQLite index and the package records are independent: build them side by side.
+        long t1 = System.nanoTime();
+        CompletableFuture<Void> records = CompletableFuture.runAsync(() -> {
+          try {
+            writePackages(heads);
+            millis.put("package_records", (System.nanoTime() - t1) / 1_000_000);
+          } catch (IOException e) {
+            throw new IndexException(describeFailure(source, e), e);
+          }
+        }, executor);
         try (Statement s = db.createStatement()) {
           s.execute("CREATE INDEX packages_name ON packages (name)");
-          s.execute("CREATE INDEX packages_source ON packages (source_name)");
           s.execute("CREATE INDEX deps_name ON deps (name, kind)");
-          s.execute("CREATE INDEX deps_pkg ON deps (pkgKey)");
+        } finally {
+          millis.put("sqlite_indexes", (System.nanoTime() - t1) / 1_000_000);
+          join(records);
         }
-        writePackages(heads);
       } catch (SQLException | IOException e) {
         throw new IndexException(describeFailure(source, e), e);
       } finally {
@@ -210,7 +234,6 @@ public final class IndexBuilder {
       setText(pkg, i++, m.evr().version());
       setText(pkg, i++, m.evr().release());
       setText(pkg, i++, m.summary());
-      setText(pkg, i++, m.description());
       setText(pkg, i++, m.url());
       setText(pkg, i++, m.sourceRpm());
       setText(pkg, i++, m.sourceName());
@@ -226,14 +249,9 @@ public final class IndexBuilder {
       pkg.addBatch();
       for (DepKind kind : DepKind.values()) {
         for (Dependency d : m.deps(kind)) {
-          dep.setString(1, kind.key());
+          dep.setInt(1, kind.ordinal());
           setText(dep, 2, d.name());
-          setText(dep, 3, d.flags());
-          setText(dep, 4, d.epoch());
-          setText(dep, 5, d.version());
-          setText(dep, 6, d.release());
-          dep.setInt(7, d.pre() ? 1 : 0);
-          dep.setInt(8, key);
+          dep.setInt(3, key);
           dep.addBatch();
           depCount++;
         }
@@ -321,6 +339,7 @@ public final class IndexBuilder {
     private final RecordFileWriter out;
     private final Map<String, long[]> byPkgId = new HashMap<>();
     long records;
+    long millis;
 
     private PerPackage(Path file) throws IOException {
       out = new RecordFileWriter(file);
@@ -351,7 +370,9 @@ public final class IndexBuilder {
       } catch (IOException e) {
         throw new IndexException("cannot create " + file + ": " + e.getMessage(), e);
       }
+      long t0 = System.nanoTime();
       if (src != null) readFully(src, in -> body.read(pp, in));
+      pp.millis = (System.nanoTime() - t0) / 1_000_000;
       return pp;
     }
 

@@ -115,7 +115,7 @@ public final class SnapshotIndex implements AutoCloseable {
         "SELECT d.pkgKey, p.epoch, p.version, p.release FROM deps d JOIN packages p ON p.pkgKey = d.pkgKey"
             + " WHERE d.name = ? AND d.kind = ?")) {
       st.setString(1, name);
-      st.setString(2, kind.key());
+      st.setInt(2, kind.ordinal());
       record Hit(int key, Evr evr) {}
       List<Hit> hits = new ArrayList<>();
       try (ResultSet rs = st.executeQuery()) {

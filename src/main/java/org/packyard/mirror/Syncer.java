@@ -165,7 +165,9 @@ public final class Syncer implements AutoCloseable {
       } catch (IndexException e) {
         throw new SyncException(repo.name() + ": " + e.getMessage(), e);
       }
+      LOG.info(repo.name() + ": indexed " + stats.packages() + " packages, " + stats.dependencies() + " dependencies; ms " + stats.millis());
       l.phase(repo.name(), "publish", stats.packages() + " packages");
+      long t0 = System.nanoTime();
       List<Manifest.FileRef> refs = new ArrayList<>();
       refs.add(new Manifest.FileRef("repomd", REPOMD, repomdSha, repomdSizeOf(repomdSha)));
       for (int i = 0; i < wanted.size(); i++) {
@@ -176,6 +178,7 @@ public final class Syncer implements AutoCloseable {
           clock.instant().toString(), repo.upstream().toString(), md.revision(), stats.packages(), refs);
       Published pub = snapshots.publish(staging, m);
       published = true;
+      LOG.info(repo.name() + ": published " + m.id() + " (durable in " + (System.nanoTime() - t0) / 1_000_000 + " ms)");
       onPublish.accept(pub);
       return pub;
     } finally {

@@ -12,39 +12,42 @@ public record Evr(String epoch, String version, String release) implements Compa
   /** rpm's order; "newest" everywhere in Packyard means the maximum under this comparator. */
   public static final Comparator<Evr> RPM_ORDER = Evr::compareTo;
 
+  /**
+   * rpm's {@code rpmverCmp}: epochs (absent is "0") by rpmvercmp, then versions, then releases,
+   * where an absent release sorts before any release (even an empty one).
+   */
   @Override
   public int compareTo(Evr other) {
-    int c = Long.compare(epochNumber(epoch), epochNumber(other.epoch));
+    int c = RpmVersion.compare(epoch == null ? "0" : epoch, other.epoch == null ? "0" : other.epoch);
     if (c != 0) return c;
     c = RpmVersion.compare(version, other.version);
     if (c != 0) return c;
+    if (release == null || other.release == null) {
+      return release == null ? (other.release == null ? 0 : -1) : 1;
+    }
     return RpmVersion.compare(release, other.release);
   }
 
-  /** Parses {@code [epoch:]version[-release]} as rpm does on the command line. */
+  /**
+   * Parses {@code [epoch:]version[-release]} as rpm's {@code rpmverParse} does: the epoch is the
+   * leading digits when a ':' follows them, the release is what follows the last '-'.
+   */
   public static Evr parse(String s) {
+    int digits = 0;
+    while (digits < s.length() && Character.isDigit(s.charAt(digits)) && s.charAt(digits) < 128) digits++;
     String epoch = null;
-    int colon = s.indexOf(':');
-    if (colon >= 0) {
-      epoch = s.substring(0, colon);
-      s = s.substring(colon + 1);
+    String rest = s;
+    int from = digits;
+    if (digits < s.length() && s.charAt(digits) == ':') {
+      epoch = digits == 0 ? "0" : s.substring(0, digits);
+      rest = s.substring(digits + 1);
+      from = 0;
+    } else {
+      from = digits;
     }
-    int dash = s.lastIndexOf('-');
-    return dash >= 0
-        ? new Evr(epoch, s.substring(0, dash), s.substring(dash + 1))
-        : new Evr(epoch, s, null);
-  }
-
-  private static long epochNumber(String epoch) {
-    if (epoch == null || epoch.isEmpty()) return 0;
-    long n = 0;
-    for (int i = 0; i < epoch.length(); i++) {
-      char c = epoch.charAt(i);
-      if (c < '0' || c > '9') break; // rpm uses strtoul semantics: leading digits only
-      n = n * 10 + (c - '0');
-      if (n > 0xFFFF_FFFFL) return 0xFFFF_FFFFL;
-    }
-    return n;
+    int dash = rest.lastIndexOf('-');
+    if (dash >= from || (epoch != null && dash >= 0)) return new Evr(epoch, rest.substring(0, dash), rest.substring(dash + 1));
+    return new Evr(epoch, rest, null);
   }
 
   @Override

@@ -12,8 +12,12 @@ final class Xml {
 
   private Xml() {}
 
+  /**
+   * Aalto, through the standard StAX API: it parses rpm-md about 2.4 times faster than the JDK's
+   * built-in StAX (BENCHMARKS.md), which matters for a 75,000-package ingest.
+   */
   private static XMLInputFactory newFactory() {
-    XMLInputFactory f = XMLInputFactory.newInstance();
+    XMLInputFactory f = new com.fasterxml.aalto.stax.InputFactoryImpl();
     f.setProperty(XMLInputFactory.SUPPORT_DTD, false); // no DTDs, no external entities (XXE)
     f.setProperty(XMLInputFactory.IS_SUPPORTING_EXTERNAL_ENTITIES, false);
     f.setProperty(XMLInputFactory.IS_COALESCING, true);

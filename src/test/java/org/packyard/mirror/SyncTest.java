@@ -64,6 +64,17 @@ class SyncTest {
   }
 
   @Test
+  void sync_megabytesOfEscapedText_parse() throws Exception {
+    String escaped = "&amp;&lt;&gt;&quot; ".repeat(60_000); // over a megabyte of entity references
+    Path up = upstream(new RepoWriter().packages(RepoWriter.pkgs(Pkg.of("foo", "1.0-1")
+        .withFormat("<rpm:requires><rpm:entry name=\"" + escaped + "\"/></rpm:requires>"))));
+    try (TestServer s = TestServer.start(tmp.resolve("data"), List.of(repo("r", up.toUri())))) {
+      assertThat(s.sync("r").snapshot().manifest().packages()).isEqualTo(1);
+      assertThat(s.get("/b1/pkg/foo").body()).contains("&<>\\\" &<>");
+    }
+  }
+
+  @Test
   void sync_unchangedUpstream_oneRequestAndNothingPublished() throws Exception {
     Path up = upstream(new RepoWriter().packages(RepoWriter.pkgs(Pkg.of("foo", "1.0-1"))));
     try (FakeUpstream fake = FakeUpstream.start(up);
