@@ -24,11 +24,19 @@ import picocli.CommandLine.Mixin;
     footer = {"", "Examples:", "  ./packyard serve", "  ./packyard serve --config packyard.yaml --listen 0.0.0.0:8080"})
 final class ServeCommand implements Callable<Integer> {
   private static volatile boolean running;
+  private static volatile Runnable stopper;
 
   @Mixin ConfigOptions options;
 
   static boolean running() {
     return running;
+  }
+
+  /** Stops a server started in this JVM (tests run serve in-process). */
+  static void stopRunning() {
+    Runnable r = stopper;
+    if (r != null) r.run();
+    running = false;
   }
 
   @Override
@@ -56,14 +64,16 @@ final class ServeCommand implements Callable<Integer> {
     }
     server.startBackgroundSyncs();
     PackyardServer s = server;
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+    Runnable stop = () -> {
       try {
         s.stop().await(10, TimeUnit.SECONDS);
         vertx.close().await(10, TimeUnit.SECONDS);
       } catch (Exception ignored) {
         // exiting anyway
       }
-    }, "packyard-shutdown"));
+    };
+    stopper = stop;
+    Runtime.getRuntime().addShutdownHook(new Thread(stop, "packyard-shutdown"));
     printUrls(config, server.port(), sample);
     running = true;
     return 0;
