@@ -31,8 +31,9 @@ public final class ConfigLoader {
   public static final String DEFAULT_DATA = "./packyard-data";
 
   private static final Set<String> TOP_KEYS = Set.of("listen", "data", "repositories");
-  private static final List<String> REPO_KEYS =
-      List.of("name", "upstream", "policy", "branch", "channel", "sync_every", "access");
+  private static final List<String> REPO_KEYS = List.of("name", "upstream", "metalink", "mirrorlist", "policy",
+      "branch", "channel", "sync_every", "access", "include", "exclude", "arches", "retain", "max_concurrency",
+      "fixed_concurrency", "tls_ca_file", "tls_client_cert", "tls_client_key", "proxy");
   private static final YAMLMapper YAML = new YAMLMapper();
 
   private ConfigLoader() {}
@@ -133,22 +134,88 @@ public final class ConfigLoader {
     String name = text(node, "name", where, null);
     if (name == null) throw new ConfigException(where + ": name is required");
     where = where + " (" + name + ")";
-    String up = text(node, "upstream", where, null);
-    if (up == null) throw new ConfigException(where + ": upstream is required");
-    URI upstream = upstream(up, where, file);
     String policy = text(node, "policy", where, null);
     String channel = text(node, "channel", where, null);
     String every = text(node, "sync_every", where, null);
     String access = text(node, "access", where, null);
     try {
-      return new RepositoryConfig(name, upstream,
+      return new RepositoryConfig(name,
+          upstream(node, where, file),
           policy == null ? null : Policy.parse(where, policy),
           text(node, "branch", where, null),
           channel == null ? null : Channel.parse(where, channel),
           every == null ? null : Durations.parse(where + ": sync_every", every),
-          access == null ? null : Access.parse(where, access));
+          access == null ? null : Access.parse(where, access),
+          new Filters(list(node, "include", where), list(node, "exclude", where), list(node, "arches", where),
+              integer(node, "retain", where, 0)),
+          new Transfer(integer(node, "max_concurrency", where, Transfer.DEFAULT_MAX),
+              integer(node, "fixed_concurrency", where, 0),
+              path(node, "tls_ca_file", where, file), path(node, "tls_client_cert", where, file),
+              path(node, "tls_client_key", where, file), uri(node, "proxy", where, file)));
     } catch (ConfigException e) {
       throw e.getMessage().startsWith(where) ? e : new ConfigException(where + ": " + e.getMessage());
+    }
+  }
+
+  private static Upstream upstream(JsonNode node, String where, Path file) {
+    JsonNode up = node.get("upstream");
+    List<URI> mirrors = new ArrayList<>();
+    if (up != null && up.isArray()) {
+      for (JsonNode u : up) {
+        if (!u.isTextual()) throw new ConfigException(where + ": upstream list entries must be URLs, got: " + u);
+        mirrors.add(upstream(u.asText(), where, file));
+      }
+      if (mirrors.isEmpty()) throw new ConfigException(where + ": upstream list is empty");
+    } else {
+      String one = text(node, "upstream", where, null);
+      if (one != null) mirrors.add(upstream(one, where, file));
+    }
+    URI metalink = uri(node, "metalink", where, file);
+    URI mirrorlist = uri(node, "mirrorlist", where, file);
+    if (mirrors.isEmpty() && metalink == null && mirrorlist == null) {
+      throw new ConfigException(where + ": upstream is required (a URL or a list of mirror URLs), or metalink or mirrorlist");
+    }
+    return new Upstream(mirrors, metalink, mirrorlist);
+  }
+
+  private static List<String> list(JsonNode node, String key, String where) {
+    JsonNode v = node.get(key);
+    if (v == null || v.isNull()) return List.of();
+    if (v.isTextual()) return List.of(v.asText().split("\\s*,\\s*"));
+    if (!v.isArray()) throw new ConfigException(where + ": " + key + " must be a list, got: " + v);
+    List<String> out = new ArrayList<>();
+    for (JsonNode e : v) {
+      if (!e.isValueNode()) throw new ConfigException(where + ": " + key + " entries must be strings, got: " + e);
+      out.add(e.asText());
+    }
+    return out;
+  }
+
+  private static int integer(JsonNode node, String key, String where, int dflt) {
+    String s = text(node, key, where, null);
+    if (s == null) return dflt;
+    try {
+      return Integer.parseInt(s.trim());
+    } catch (NumberFormatException e) {
+      throw new ConfigException(where + ": " + key + " must be a whole number, got: " + s);
+    }
+  }
+
+  private static Path path(JsonNode node, String key, String where, Path file) {
+    String s = text(node, key, where, null);
+    if (s == null) return null;
+    Path p = Path.of(s);
+    if (!p.isAbsolute() && file != null && file.toAbsolutePath().getParent() != null) p = file.toAbsolutePath().getParent().resolve(p);
+    return p.normalize();
+  }
+
+  private static URI uri(JsonNode node, String key, String where, Path file) {
+    String s = text(node, key, where, null);
+    if (s == null) return null;
+    try {
+      return new URI(s.trim());
+    } catch (URISyntaxException e) {
+      throw new ConfigException(where + ": " + key + " is not a valid URL: " + s);
     }
   }
 

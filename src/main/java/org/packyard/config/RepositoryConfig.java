@@ -10,12 +10,14 @@ import java.util.regex.Pattern;
  */
 public record RepositoryConfig(
     String name,
-    URI upstream,
+    Upstream upstream,
     Policy policy,
     String branch,
     Channel channel,
     Duration syncEvery,
-    Access access) {
+    Access access,
+    Filters filters,
+    Transfer transfer) {
 
   private static final Pattern NAME = Pattern.compile("[a-z0-9._-]+(/[a-z0-9._-]+)*");
   private static final Pattern BRANCH = Pattern.compile("[A-Za-z0-9._-]{1,64}");
@@ -28,11 +30,6 @@ public record RepositoryConfig(
       if (seg.equals(".") || seg.equals("..")) throw new ConfigException("repository name must not contain '" + seg + "' segments: " + name);
     }
     if (upstream == null) throw new ConfigException("repository " + name + ": upstream is required");
-    String scheme = upstream.getScheme();
-    if (scheme == null || !(scheme.equals("file") || scheme.equals("http") || scheme.equals("https"))) {
-      throw new ConfigException("repository " + name + ": upstream must be a file://, http:// or https:// URL, got: " + upstream);
-    }
-    if (!upstream.getPath().endsWith("/")) upstream = URI.create(upstream + "/");
     if (branch != null && !BRANCH.matcher(branch).matches()) {
       throw new ConfigException("repository " + name + ": branch must be [A-Za-z0-9._-], at most 64 characters, got: " + branch);
     }
@@ -42,5 +39,25 @@ public record RepositoryConfig(
     if (policy == null) policy = Policy.IMMEDIATE;
     if (channel == null) channel = Channel.RELEASE;
     if (access == null) access = Access.PUBLIC;
+    if (filters == null) filters = Filters.NONE;
+    if (transfer == null) transfer = Transfer.DEFAULT;
+  }
+
+  /** A repository with one upstream URL, no filters and default transfer settings. */
+  public RepositoryConfig(String name, URI upstream, Policy policy, String branch, Channel channel,
+      Duration syncEvery, Access access) {
+    this(name, Upstream.of(upstream), policy, branch, channel, syncEvery, access, null, null);
+  }
+
+  public RepositoryConfig withFilters(Filters f) {
+    return new RepositoryConfig(name, upstream, policy, branch, channel, syncEvery, access, f, transfer);
+  }
+
+  public RepositoryConfig withTransfer(Transfer t) {
+    return new RepositoryConfig(name, upstream, policy, branch, channel, syncEvery, access, filters, t);
+  }
+
+  public RepositoryConfig withPolicy(Policy p) {
+    return new RepositoryConfig(name, upstream, p, branch, channel, syncEvery, access, filters, transfer);
   }
 }

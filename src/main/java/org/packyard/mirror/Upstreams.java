@@ -23,10 +23,11 @@ public final class Upstreams implements AutoCloseable {
   }
 
   public Upstream forRepository(RepositoryConfig repo) {
-    return switch (repo.upstream().getScheme()) {
-      case "file" -> new FileUpstream(vertx, repo.upstream());
-      case "http", "https" -> new HttpUpstream(vertx, client, repo.upstream());
-      default -> throw new UpstreamException("unsupported upstream scheme: " + repo.upstream());
+    java.net.URI base = repo.upstream().primary();
+    return switch (base.getScheme()) {
+      case "file" -> new FileUpstream(vertx, base);
+      case "http", "https" -> new HttpUpstream(vertx, client, base);
+      default -> throw new UpstreamException("unsupported upstream scheme: " + base);
     };
   }
 

@@ -25,4 +25,13 @@ public interface BlobStore {
 
   /** Size of a present blob. */
   long size(String sha256) throws IOException;
+
+  /**
+   * The sha256 of the stored blob whose content has checksum {@code c}, when present: directly for
+   * sha256, through an alias recorded by {@link #alias} for other checksum types.
+   */
+  java.util.Optional<String> find(org.packyard.rpm.Checksum c) throws IOException;
+
+  /** Records that the blob {@code sha256} has checksum {@code c} (a no-op for sha256). */
+  void alias(org.packyard.rpm.Checksum c, String sha256) throws IOException;
 }

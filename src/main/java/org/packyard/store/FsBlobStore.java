@@ -6,7 +6,9 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.Optional;
 import java.util.regex.Pattern;
+import org.packyard.rpm.Checksum;
 
 /** Blobs as files under {@code data/blobs/sha256/ab/abcdef...}. */
 public final class FsBlobStore implements BlobStore {
@@ -14,10 +16,12 @@ public final class FsBlobStore implements BlobStore {
 
   private final Path root;
   private final Path tmp;
+  private final Path aliases;
 
   public FsBlobStore(Path dataDir) throws IOException {
     this.root = dataDir.resolve("blobs").resolve("sha256");
     this.tmp = dataDir.resolve("blobs").resolve("tmp");
+    this.aliases = dataDir.resolve("blobs").resolve("alias");
     Files.createDirectories(root);
     Files.createDirectories(tmp);
   }
@@ -58,6 +62,30 @@ public final class FsBlobStore implements BlobStore {
   @Override
   public long size(String sha256) throws IOException {
     return Files.size(path(sha256));
+  }
+
+  @Override
+  public Optional<String> find(Checksum c) throws IOException {
+    if (c.type().equals("sha256")) return has(c.hex()) ? Optional.of(c.hex()) : Optional.empty();
+    Path a = aliasPath(c);
+    if (!Files.isRegularFile(a)) return Optional.empty();
+    String sha = Files.readString(a).trim();
+    return SHA256.matcher(sha).matches() && has(sha) ? Optional.of(sha) : Optional.empty();
+  }
+
+  @Override
+  public void alias(Checksum c, String sha256) throws IOException {
+    if (c.type().equals("sha256")) return;
+    Path a = aliasPath(c);
+    Files.createDirectories(a.getParent());
+    Path t = Files.createTempFile(tmp, "alias-", ".part");
+    Files.writeString(t, sha256);
+    Files.move(t, a, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  private Path aliasPath(Checksum c) {
+    if (!c.hex().matches("[0-9a-f]{8,128}")) throw new IllegalArgumentException("not a hex digest: " + c.hex());
+    return aliases.resolve(c.type()).resolve(c.hex().substring(0, 2)).resolve(c.hex());
   }
 
   /** Removes temporary files left by an interrupted process. */

@@ -1,0 +1,41 @@
+package org.packyard.config;
+
+import java.net.URI;
+import java.util.List;
+
+/**
+ * Where a repository comes from: one or more mirror base URLs (tried fastest first, failing over
+ * per file), or a metalink or mirrorlist URL that names them.
+ */
+public record Upstream(List<URI> mirrors, URI metalink, URI mirrorlist) {
+  public Upstream {
+    mirrors = mirrors == null ? List.of() : List.copyOf(mirrors);
+    int sources = (mirrors.isEmpty() ? 0 : 1) + (metalink == null ? 0 : 1) + (mirrorlist == null ? 0 : 1);
+    if (sources != 1) throw new ConfigException("give exactly one of upstream (a URL or a list of URLs), metalink or mirrorlist");
+    mirrors = mirrors.stream().map(Upstream::normalize).toList();
+  }
+
+  public static Upstream of(URI url) {
+    return new Upstream(List.of(url), null, null);
+  }
+
+  /** The first mirror, or the metalink/mirrorlist URL: what messages and the API show. */
+  public URI primary() {
+    return !mirrors.isEmpty() ? mirrors.get(0) : metalink != null ? metalink : mirrorlist;
+  }
+
+  static URI normalize(URI u) {
+    String scheme = u.getScheme();
+    if (scheme == null || !(scheme.equals("file") || scheme.equals("http") || scheme.equals("https"))) {
+      throw new ConfigException("upstream must be a file://, http:// or https:// URL, got: " + u);
+    }
+    return u.getPath() != null && u.getPath().endsWith("/") ? u : URI.create(u + "/");
+  }
+
+  @Override
+  public String toString() {
+    if (metalink != null) return "metalink " + metalink;
+    if (mirrorlist != null) return "mirrorlist " + mirrorlist;
+    return mirrors.size() == 1 ? mirrors.get(0).toString() : mirrors.toString();
+  }
+}
