@@ -134,6 +134,7 @@ public final class IndexBuilder {
     private Evr[] evrs = new Evr[1024];
     private String[] sourceRpms = new String[1024];
     private String[] locations = new String[1024];
+    private byte[][] content = new byte[1024][];
     private long[] headStart = new long[1024];
     private int[] headLength = new int[1024];
 
@@ -219,6 +220,7 @@ public final class IndexBuilder {
       evrs[key] = m.evr();
       sourceRpms[key] = m.sourceRpm();
       locations[key] = m.locationHref();
+      content[key] = ContentRef.encode(m);
       byte[] head = json.packageHead(m);
       headOut.write(head);
       headStart[key] = headPos[0];
@@ -302,6 +304,23 @@ public final class IndexBuilder {
         Map<String, Integer>[] maps = new Map[] {byName, bySource, byLocation};
         out.finish(starts, lengths, count + 1, maps);
       }
+      writeContent();
+    }
+
+    /** content.bin: per package its location, checksum, size and time, for mirroring and serving. */
+    private void writeContent() throws IOException {
+      long[] starts = new long[count + 1];
+      int[] lengths = new int[count + 1];
+      try (RecordFileWriter out = new RecordFileWriter(dir.resolve(IndexFiles.CONTENT))) {
+        for (int k = 1; k <= count; k++) {
+          starts[k] = out.append(content[k], 0, content[k].length);
+          lengths[k] = content[k].length;
+          content[k] = null;
+        }
+        @SuppressWarnings("unchecked")
+        Map<String, Integer>[] none = new Map[0];
+        out.finish(starts, lengths, count + 1, none);
+      }
     }
 
     /** rpm's newest wins; among equals, the first in primary (as mdapi's ORDER BY returns it). */
@@ -324,6 +343,7 @@ public final class IndexBuilder {
       evrs = Arrays.copyOf(evrs, n);
       sourceRpms = Arrays.copyOf(sourceRpms, n);
       locations = Arrays.copyOf(locations, n);
+      content = Arrays.copyOf(content, n);
       headStart = Arrays.copyOf(headStart, n);
       headLength = Arrays.copyOf(headLength, n);
     }

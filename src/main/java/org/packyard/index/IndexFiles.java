@@ -6,6 +6,7 @@ final class IndexFiles {
   static final String PACKAGES = "packages.bin";
   static final String FILES = "files.bin";
   static final String CHANGELOGS = "changelogs.bin";
+  static final String CONTENT = "content.bin";
 
   /** packages.bin: package name to the key of its newest package. */
   static final int BY_NAME = 0;

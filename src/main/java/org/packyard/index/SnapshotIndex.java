@@ -32,27 +32,30 @@ public final class SnapshotIndex implements AutoCloseable {
   private final RecordFile packages;
   private final RecordFile files;
   private final RecordFile changelogs;
+  private final RecordFile content;
   private final ArrayBlockingQueue<Connection> idle = new ArrayBlockingQueue<>(MAX_CONNECTIONS);
   private final AtomicInteger refs = new AtomicInteger(1);
   private final AtomicBoolean retired = new AtomicBoolean();
   private volatile boolean closed;
 
-  private SnapshotIndex(Path dir, RecordFile packages, RecordFile files, RecordFile changelogs) {
+  private SnapshotIndex(Path dir, RecordFile packages, RecordFile files, RecordFile changelogs, RecordFile content) {
     this.dir = dir;
     this.packages = packages;
     this.files = files;
     this.changelogs = changelogs;
+    this.content = content;
   }
 
   /** Opens the index in {@code dir}; maps the record files, opens no database yet. */
   public static SnapshotIndex open(Path dir) throws IOException {
-    for (String f : List.of(IndexFiles.SQLITE, IndexFiles.PACKAGES, IndexFiles.FILES, IndexFiles.CHANGELOGS)) {
+    for (String f : List.of(IndexFiles.SQLITE, IndexFiles.PACKAGES, IndexFiles.FILES, IndexFiles.CHANGELOGS, IndexFiles.CONTENT)) {
       if (!Files.isRegularFile(dir.resolve(f))) throw new IOException("index " + dir + " has no " + f);
     }
     return new SnapshotIndex(dir,
         RecordFile.open(dir.resolve(IndexFiles.PACKAGES)),
         RecordFile.open(dir.resolve(IndexFiles.FILES)),
-        RecordFile.open(dir.resolve(IndexFiles.CHANGELOGS)));
+        RecordFile.open(dir.resolve(IndexFiles.CHANGELOGS)),
+        RecordFile.open(dir.resolve(IndexFiles.CONTENT)));
   }
 
   public Path dir() {
@@ -92,6 +95,12 @@ public final class SnapshotIndex implements AutoCloseable {
   /** The /changelog JSON of package {@code key}, up to {@code "repo":"}; null when other lacked it. */
   public ByteBuffer changelogRecord(int key) {
     return changelogs.record(key);
+  }
+
+  /** Location, checksum, size and time of package {@code key}, or null. */
+  public ContentRef content(int key) {
+    ByteBuffer b = content.record(key);
+    return b == null ? null : ContentRef.decode(b);
   }
 
   /** Visits every distinct package name with the key of its newest package. */
