@@ -1,22 +1,36 @@
 package org.packyard.catalog;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
 import org.packyard.config.RepositoryConfig;
 import org.packyard.index.SnapshotIndex;
+import org.packyard.store.Manifest;
 import org.packyard.store.SnapshotStore.Published;
 
 /**
  * A repository as it is served right now: its configuration, published snapshot and open index.
  * {@code repoSuffix} is what completes a stored mdapi record: the channel and {@code "}}.
+ * {@code files} are the snapshot's repodata files by href.
  */
 public record Served(RepositoryConfig config, Published snapshot, SnapshotIndex index, byte[] repoSuffix,
-    byte[] repoSuffixLine) {
+    byte[] repoSuffixLine, Map<String, Manifest.FileRef> files, Instant publishedAt) {
 
   static Served of(RepositoryConfig config, Published snapshot, SnapshotIndex index) {
     String channel = config.channel().key();
+    Map<String, Manifest.FileRef> files = new HashMap<>();
+    for (Manifest.FileRef f : snapshot.manifest().files()) files.put(f.href(), f);
+    Instant at;
+    try {
+      at = Instant.parse(snapshot.manifest().createdAt());
+    } catch (RuntimeException e) {
+      at = Instant.EPOCH;
+    }
     return new Served(config, snapshot, index,
         (channel + "\"}").getBytes(StandardCharsets.UTF_8),
-        (channel + "\"}\n").getBytes(StandardCharsets.UTF_8));
+        (channel + "\"}\n").getBytes(StandardCharsets.UTF_8),
+        Map.copyOf(files), at);
   }
 
   public String name() {

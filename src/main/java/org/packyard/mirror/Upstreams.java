@@ -22,6 +22,11 @@ public final class Upstreams implements AutoCloseable {
         new PoolOptions().setHttp1MaxSize(8).setMaxWaitQueueSize(256));
   }
 
+  /** The shared HTTP client for upstream requests. */
+  public HttpClient client() {
+    return client;
+  }
+
   public Upstream forRepository(RepositoryConfig repo) {
     java.net.URI base = repo.upstream().primary();
     return switch (base.getScheme()) {

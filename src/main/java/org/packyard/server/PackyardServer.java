@@ -17,6 +17,7 @@ import java.util.logging.Logger;
 import org.packyard.api.PackagesApi;
 import org.packyard.api.RepositoriesApi;
 import org.packyard.catalog.Catalog;
+import org.packyard.content.ContentRoutes;
 import org.packyard.catalog.Served;
 import org.packyard.config.PackyardConfig;
 import org.packyard.config.RepositoryConfig;
@@ -43,6 +44,7 @@ public final class PackyardServer implements AutoCloseable {
   private final List<Long> timers = new CopyOnWriteArrayList<>();
   private final List<String> deployments = new CopyOnWriteArrayList<>();
   private final AtomicInteger port = new AtomicInteger();
+  private final ContentRoutes onDemandContent;
 
   private PackyardServer(Vertx vertx, Services services) {
     this.vertx = vertx;
@@ -51,6 +53,8 @@ public final class PackyardServer implements AutoCloseable {
     this.catalog = services.catalog;
     this.syncer = services.syncer;
     this.readers = new ReaderPool(Math.max(2, Runtime.getRuntime().availableProcessors()), 256);
+    // One instance for all event loops: on-demand flights are shared by every connection.
+    this.onDemandContent = ContentRoutes.create(vertx, catalog, services.blobs, readers, services.upstreams.client());
   }
 
   /** Opens the stores, maps the published snapshots and starts listening. */
@@ -107,8 +111,9 @@ public final class PackyardServer implements AutoCloseable {
     Router router = Router.router(vertx);
     new ProbeRoutes(catalog, JsonObject::new).mount(router);
     new HomePage(catalog).mount(router);
-    new Metrics().register(this::metrics).mount(router);
+    new Metrics().register(this::metrics).register(onDemandContent::appendMetrics).mount(router);
     new PackagesApi(catalog).mount(router);
+    onDemandContent.mount(router);
     new RepositoriesApi(catalog, services.snapshots, services.state, syncer, readers).mount(router);
     new MdapiRoutes(catalog, readers).mount(router);
     router.route().failureHandler(ErrorMapper::handle);
@@ -155,6 +160,11 @@ public final class PackyardServer implements AutoCloseable {
 
   public int port() {
     return port.get();
+  }
+
+  /** The stores and engines behind this server. */
+  public Services services() {
+    return services;
   }
 
   public Catalog catalog() {

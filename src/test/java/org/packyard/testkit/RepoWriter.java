@@ -24,11 +24,25 @@ import org.tukaani.xz.XZOutputStream;
  */
 public final class RepoWriter {
   private final Map<String, String> docs = new LinkedHashMap<>();
+  private final Map<String, byte[]> payloads = new LinkedHashMap<>();
   private String compression = "gz";
   private String checksumType = "sha256";
 
   /** One package of primary.xml. */
-  public record Pkg(String name, String epoch, String version, String release, String sourceRpm, String extraFormat) {
+  public record Pkg(String name, String epoch, String version, String release, String sourceRpm, String extraFormat,
+      byte[] payload) {
+    public Pkg(String name, String epoch, String version, String release, String sourceRpm, String extraFormat) {
+      this(name, epoch, version, release, sourceRpm, extraFormat, null);
+    }
+
+    /** A package with a real file of {@code size} deterministic bytes at its href. */
+    public static Pkg withPayload(String name, String evr, int size) {
+      byte[] b = new byte[size];
+      new java.util.SplittableRandom(name.hashCode()).nextBytes(b);
+      Pkg p = of(name, evr);
+      return new Pkg(p.name, p.epoch, p.version, p.release, p.sourceRpm, p.extraFormat, b);
+    }
+
     public static Pkg of(String name, String evr) {
       String epoch = "0", rest = evr;
       if (evr.contains(":")) {
@@ -40,15 +54,21 @@ public final class RepoWriter {
     }
 
     public Pkg withSource(String src) {
-      return new Pkg(name, epoch, version, release, src, extraFormat);
+      return new Pkg(name, epoch, version, release, src, extraFormat, payload);
     }
 
     public Pkg withFormat(String xml) {
-      return new Pkg(name, epoch, version, release, sourceRpm, xml);
+      return new Pkg(name, epoch, version, release, sourceRpm, xml, payload);
     }
 
+    /** The package checksum: of its payload when it has one. */
     public String pkgId() {
-      return HexFormat.of().formatHex(sha256((name + epoch + version + release).getBytes(StandardCharsets.UTF_8)));
+      byte[] b = payload != null ? payload : (name + epoch + version + release).getBytes(StandardCharsets.UTF_8);
+      return HexFormat.of().formatHex(sha256(b));
+    }
+
+    public long size() {
+      return payload != null ? payload.length : 100;
     }
 
     public String href() {
@@ -72,12 +92,13 @@ public final class RepoWriter {
     StringBuilder f = new StringBuilder("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<filelists xmlns=\"http://linux.duke.edu/metadata/filelists\" packages=\"" + pkgs.size() + "\">\n");
     StringBuilder o = new StringBuilder("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<otherdata xmlns=\"http://linux.duke.edu/metadata/other\" packages=\"" + pkgs.size() + "\">\n");
     for (Pkg k : pkgs) {
+      if (k.payload != null) payloads.put(k.href(), k.payload);
       String ver = "<version epoch=\"" + k.epoch + "\" ver=\"" + k.version + "\" rel=\"" + k.release + "\"/>";
       p.append("<package type=\"rpm\"><name>").append(k.name).append("</name><arch>noarch</arch>").append(ver)
           .append("<checksum type=\"sha256\" pkgid=\"YES\">").append(k.pkgId()).append("</checksum>")
           .append("<summary>Summary of ").append(k.name).append("</summary><description>About ").append(k.name)
           .append("</description><packager/><url>https://example.org/").append(k.name).append("</url>")
-          .append("<time file=\"1700000000\" build=\"1700000000\"/><size package=\"100\" installed=\"200\" archive=\"300\"/>")
+          .append("<time file=\"1700000000\" build=\"1700000000\"/><size package=\"").append(k.size()).append("\" installed=\"200\" archive=\"300\"/>")
           .append("<location href=\"").append(k.href()).append("\"/><format><rpm:license>MIT</rpm:license>")
           .append(k.sourceRpm == null ? "<rpm:sourcerpm/>" : "<rpm:sourcerpm>" + k.sourceRpm + "</rpm:sourcerpm>")
           .append("<rpm:provides><rpm:entry name=\"").append(k.name).append("\" flags=\"EQ\" epoch=\"").append(k.epoch)
@@ -147,6 +168,12 @@ public final class RepoWriter {
     }
     md.append("</repomd>\n");
     Files.writeString(repodata.resolve("repomd.xml"), md);
+    for (Map.Entry<String, byte[]> e : payloads.entrySet()) {
+      Path f = root.resolve(e.getKey());
+      Files.createDirectories(f.getParent());
+      Files.write(f, e.getValue());
+      hrefs.put(e.getKey(), e.getKey());
+    }
     hrefs.put("repomd", "repodata/repomd.xml");
     return new Written(root, hrefs);
   }

@@ -1,0 +1,292 @@
+package org.packyard.content;
+
+import io.vertx.core.MultiMap;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.packyard.catalog.Catalog;
+import org.packyard.catalog.Served;
+import org.packyard.config.Policy;
+import org.packyard.index.ContentRef;
+import org.packyard.server.HomePage;
+import org.packyard.server.HttpError;
+import org.packyard.server.ReaderPool;
+import org.packyard.server.Responses;
+import org.packyard.store.BlobStore;
+import org.packyard.store.Manifest;
+
+/**
+ * The published trees under {@code /repos/{name}/}: repodata and every package at its
+ * location_href, byte-identical to upstream, served from the blob store with zero-copy sendfile.
+ * A lookup is a few hash probes in memory and the mapped index: no database on this path, so
+ * content keeps serving when the state store is locked or gone. HTTP as caches expect: HEAD,
+ * single and suffix ranges (206/416), strong ETags from checksums with If-None-Match,
+ * Last-Modified with If-Modified-Since, If-Range, and Cache-Control by kind of file.
+ */
+public final class ContentRoutes {
+  private static final Logger LOG = Logger.getLogger(ContentRoutes.class.getName());
+  static final String PREFIX = "/repos/";
+  /** IMF-fixdate, as HTTP wants it: two-digit day, always GMT. */
+  private static final DateTimeFormatter HTTP_DATE =
+      DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", java.util.Locale.US).withZone(ZoneOffset.UTC);
+  private static final DateTimeFormatter HTTP_DATE_LENIENT = DateTimeFormatter.RFC_1123_DATE_TIME.withZone(ZoneOffset.UTC);
+  private static final CharSequence ACCEPT_RANGES = HttpHeaders.createOptimized("Accept-Ranges");
+  private static final CharSequence BYTES = HttpHeaders.createOptimized("bytes");
+
+  private final Catalog catalog;
+  private final BlobStore blobs;
+  private final ReaderPool readers;
+  private final OnDemand onDemand;
+  private final Listings listings = new Listings();
+
+  /** Appends the content metrics (on-demand flights) in Prometheus text format. */
+  public void appendMetrics(StringBuilder b) {
+    if (onDemand instanceof OnDemandFetcher f) f.appendMetrics(b);
+  }
+
+  /** Fetches a package the blob store does not have yet (policy on_demand). */
+  public interface OnDemand {
+    void serve(RoutingContext ctx, Served served, TreeFile file, ByteRange range, boolean head);
+  }
+
+  /** Content routes whose on-demand packages come from each repository's upstream. */
+  public static ContentRoutes create(io.vertx.core.Vertx vertx, Catalog catalog, BlobStore blobs, ReaderPool readers,
+      io.vertx.core.http.HttpClient upstreamClient) {
+    return new ContentRoutes(catalog, blobs, readers, new OnDemandFetcher(vertx, blobs, new UpstreamOrigin(vertx, upstreamClient)));
+  }
+
+  public ContentRoutes(Catalog catalog, BlobStore blobs, ReaderPool readers, OnDemand onDemand) {
+    this.catalog = catalog;
+    this.blobs = blobs;
+    this.readers = readers;
+    this.onDemand = onDemand;
+  }
+
+  public void mount(Router router) {
+    router.routeWithRegex("/repos(/.*)?").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(ctx -> {
+      if (ctx.request().path().equals("/repos")) ctx.redirect(PREFIX);
+      else handle(ctx);
+    });
+  }
+
+  private void handle(RoutingContext ctx) {
+    TreePath p = TreePath.parse(ctx.request().path().substring(PREFIX.length()));
+    Catalog.View view = catalog.view();
+    // Repository names contain '/': the longest configured name that prefixes the path wins.
+    for (int n = p.segments().size(); n >= 1; n--) {
+      Served s = view.repository(String.join("/", p.segments().subList(0, n)));
+      if (s == null) continue;
+      String rel = p.join(n);
+      if (p.directory() || rel.isEmpty()) {
+        if (!p.directory()) {
+          ctx.redirect(ctx.request().path() + "/");
+          return;
+        }
+        listing(ctx, s, rel);
+      } else {
+        file(ctx, s, rel);
+      }
+      return;
+    }
+    if (p.segments().isEmpty()) {
+      rootListing(ctx, view);
+      return;
+    }
+    throw HttpError.notFound("no repository at " + ctx.request().path());
+  }
+
+  private void file(RoutingContext ctx, Served s, String rel) {
+    TreeFile f = lookup(s, rel);
+    if (f == null) {
+      if (listings.knownDirectory(s, rel)) {
+        ctx.redirect(ctx.request().path() + "/");
+        return;
+      }
+      throw HttpError.notFound("Not Found");
+    }
+    HttpServerRequest req = ctx.request();
+    HttpServerResponse resp = ctx.response();
+    MultiMap h = resp.headers();
+    h.set(Responses.CONTENT_TYPE, ContentTypes.of(rel));
+    h.set(HttpHeaders.ETAG, f.etag());
+    h.set(HttpHeaders.LAST_MODIFIED, HTTP_DATE.format(f.lastModified()));
+    h.set(HttpHeaders.CACHE_CONTROL, f.cache().header);
+    h.set(ACCEPT_RANGES, BYTES);
+    if (notModified(req, f)) {
+      resp.setStatusCode(304).end();
+      return;
+    }
+    ByteRange range = ifRange(req, f) ? ByteRange.parse(req.getHeader("Range"), f.size()) : ByteRange.WHOLE;
+    if (range == ByteRange.UNSATISFIABLE) {
+      h.set(HttpHeaders.CONTENT_RANGE, "bytes */" + f.size());
+      resp.setStatusCode(416);
+      Responses.end(ctx, io.vertx.core.buffer.Buffer.buffer());
+      return;
+    }
+    boolean head = req.method() == HttpMethod.HEAD;
+    if (f.checksum().type().equals("sha256")) {
+      send(ctx, s, f, blobs.path(f.checksum().hex()), range, head);
+    } else {
+      readers.submit(() -> blobs.find(f.checksum()))
+          .onSuccess(sha -> send(ctx, s, f, sha.map(blobs::path).orElse(null), range, head))
+          .onFailure(ctx::fail);
+    }
+  }
+
+  private void send(RoutingContext ctx, Served s, TreeFile f, Path blob, ByteRange range, boolean head) {
+    boolean onDemandPackage = s.config().policy() == Policy.ON_DEMAND && f.cache() == TreeFile.CacheClass.PACKAGE;
+    if (onDemandPackage && (blob == null || !Files.isRegularFile(blob))) {
+      onDemand.serve(ctx, s, f, range, head);
+      return;
+    }
+    if (blob == null) throw HttpError.notFound("Not Found");
+    HttpServerResponse resp = ctx.response();
+    long offset = 0, length = f.size();
+    if (range.partial()) {
+      offset = range.start();
+      length = range.length();
+      resp.setStatusCode(206);
+      resp.headers().set(HttpHeaders.CONTENT_RANGE, "bytes " + range.start() + "-" + range.end() + "/" + f.size());
+    }
+    if (head) {
+      resp.headers().set(HttpHeaders.CONTENT_LENGTH, Long.toString(length));
+      resp.end();
+      return;
+    }
+    resp.sendFile(blob.toString(), offset, length).onFailure(e -> {
+      LOG.log(Level.WARNING, "cannot send " + s.name() + "/" + f.href() + " from " + blob + ": " + e.getMessage());
+      if (!resp.headWritten()) ctx.fail(HttpError.unavailable("the stored file for " + f.href() + " is missing"));
+      else resp.reset();
+    });
+  }
+
+  /** The file at {@code rel} in the snapshot: a repodata file or a package, or null. */
+  TreeFile lookup(Served s, String rel) {
+    Manifest.FileRef md = s.files().get(rel);
+    if (md != null) {
+      String name = rel.substring(rel.lastIndexOf('/') + 1);
+      TreeFile.CacheClass cache = name.startsWith(md.sha256()) || name.length() > 40 && md.sha256().startsWith(name.substring(0, 40))
+          ? TreeFile.CacheClass.IMMUTABLE : TreeFile.CacheClass.SHORT;
+      return new TreeFile(rel, new org.packyard.rpm.Checksum("sha256", md.sha256()), md.size(), s.publishedAt(), cache);
+    }
+    if (s.config().policy() == Policy.METADATA_ONLY) return null;
+    int key = s.index().byLocation(rel.getBytes(StandardCharsets.UTF_8));
+    if (key <= 0) return null;
+    ContentRef c = s.index().content(key);
+    return new TreeFile(c.href(), c.checksum(), c.size(), Instant.ofEpochSecond(c.timeFile()), TreeFile.CacheClass.PACKAGE);
+  }
+
+  private static boolean notModified(HttpServerRequest req, TreeFile f) {
+    String inm = req.getHeader(HttpHeaders.IF_NONE_MATCH);
+    if (inm != null) {
+      for (String tag : inm.split(",")) {
+        String t = tag.trim();
+        if (t.startsWith("W/")) t = t.substring(2); // If-None-Match compares weakly
+        if (t.equals("*") || t.equals(f.etag())) return true;
+      }
+      return false;
+    }
+    Instant ims = httpDate(req.getHeader(HttpHeaders.IF_MODIFIED_SINCE));
+    return ims != null && !f.lastModified().truncatedTo(ChronoUnit.SECONDS).isAfter(ims);
+  }
+
+  /** If-Range: the range applies only while the validator still matches. */
+  private static boolean ifRange(HttpServerRequest req, TreeFile f) {
+    String v = req.getHeader("If-Range");
+    if (v == null) return true;
+    v = v.trim();
+    if (v.startsWith("\"")) return v.equals(f.etag());
+    Instant d = httpDate(v);
+    return d != null && !f.lastModified().truncatedTo(ChronoUnit.SECONDS).isAfter(d);
+  }
+
+  private static Instant httpDate(String v) {
+    if (v == null) return null;
+    try {
+      return Instant.from(HTTP_DATE_LENIENT.parse(v.trim()));
+    } catch (DateTimeParseException e) {
+      return null;
+    }
+  }
+
+  private void listing(RoutingContext ctx, Served s, String dir) {
+    boolean withPackages = s.config().policy() != Policy.METADATA_ONLY;
+    readers.submit(() -> listings.list(s, dir, withPackages)).onSuccess(entries -> {
+      if (entries == null) {
+        ctx.fail(HttpError.notFound("Not Found"));
+        return;
+      }
+      String path = ctx.request().path();
+      if (wantsJson(ctx)) {
+        JsonArray arr = new JsonArray();
+        for (Listings.Entry e : entries) {
+          arr.add(new JsonObject().put("name", e.name()).put("type", e.directory() ? "directory" : "file")
+              .put("size", e.directory() ? null : e.size()).put("href", path + e.name() + (e.directory() ? "/" : "")));
+        }
+        Responses.json(ctx, new JsonObject().put("repository", s.name()).put("path", path)
+            .put("snapshot", s.snapshot().id()).put("entries", arr).encode());
+      } else {
+        html(ctx, path, entries);
+      }
+    }).onFailure(ctx::fail);
+  }
+
+  private void rootListing(RoutingContext ctx, Catalog.View view) {
+    List<Listings.Entry> entries = view.repositories().keySet().stream().sorted()
+        .map(n -> new Listings.Entry(n, true, -1)).toList();
+    if (wantsJson(ctx)) {
+      JsonArray arr = new JsonArray();
+      for (Listings.Entry e : entries) arr.add(new JsonObject().put("name", e.name()).put("type", "repository").put("href", PREFIX + e.name() + "/"));
+      Responses.json(ctx, new JsonObject().put("path", PREFIX).put("entries", arr).encode());
+    } else {
+      html(ctx, PREFIX, entries);
+    }
+  }
+
+  private static boolean wantsJson(RoutingContext ctx) {
+    String accept = ctx.request().getHeader(HttpHeaders.ACCEPT);
+    return accept != null && accept.contains("application/json");
+  }
+
+  private static void html(RoutingContext ctx, String path, List<Listings.Entry> entries) {
+    StringBuilder b = new StringBuilder(256 + entries.size() * 96);
+    b.append("<!doctype html><html><head><meta charset=\"utf-8\"><title>Index of ").append(HomePage.esc(path))
+        .append("</title><style>body{font:14px/1.5 monospace;margin:2em}td{padding:0 1.5em 0 0}</style></head><body><h1>Index of ")
+        .append(HomePage.esc(path)).append("</h1><table>");
+    if (!path.equals(PREFIX)) b.append("<tr><td><a href=\"../\">../</a></td><td></td></tr>");
+    for (Listings.Entry e : entries) {
+      String name = e.name() + (e.directory() ? "/" : "");
+      b.append("<tr><td><a href=\"").append(HomePage.esc(encode(name))).append("\">").append(HomePage.esc(name))
+          .append("</a></td><td>").append(e.directory() ? "" : e.size()).append("</td></tr>");
+    }
+    b.append("</table></body></html>");
+    ctx.response().headers().set(Responses.CONTENT_TYPE, Responses.HTML);
+    Responses.end(ctx, io.vertx.core.buffer.Buffer.buffer(b.toString()));
+  }
+
+  private static String encode(String name) {
+    StringBuilder b = new StringBuilder();
+    for (byte x : name.getBytes(StandardCharsets.UTF_8)) {
+      int c = x & 0xff;
+      if (c > 0x20 && c < 0x7f && c != '%' && c != '"' && c != '#' && c != '?' && c != '<' && c != '>') b.append((char) c);
+      else b.append('%').append(String.format("%02X", c));
+    }
+    return b.toString();
+  }
+}

@@ -1,0 +1,408 @@
+package org.packyard.content;
+
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.file.AsyncFile;
+import io.vertx.core.file.OpenOptions;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.ext.web.RoutingContext;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.packyard.catalog.Served;
+import org.packyard.rpm.Checksum;
+import org.packyard.server.HttpError;
+import org.packyard.store.BlobStore;
+
+/**
+ * Policy {@code on_demand}: a package is fetched from upstream on its first request and streamed
+ * to the client while it is verified and stored. Concurrent requests for the same missing file
+ * share one upstream download (a single flight); every waiting client reads the bytes from the
+ * flight's temporary file as they arrive, at its own pace. The last byte is held back until the
+ * size and checksum are verified: on a mismatch nothing is stored and every client connection is
+ * reset, so no client ever completes a body with bad data.
+ *
+ * <p>HEAD is answered from the metadata alone; a Range request is passed to the upstream as a
+ * Range request (when the upstream answers 200 instead, the full download runs and the range is
+ * served from it).
+ */
+final class OnDemandFetcher implements ContentRoutes.OnDemand {
+  private static final Logger LOG = Logger.getLogger(OnDemandFetcher.class.getName());
+  private static final int CHUNK = 64 * 1024;
+  /** Upstream bytes buffered toward the temp file before the upstream is paused. */
+  private static final int MAX_PENDING_WRITES = 16;
+  /** Concurrent flights (distinct files being fetched); more requests wait their turn with 503. */
+  static final int MAX_FLIGHTS = 64;
+
+  private final Vertx vertx;
+  private final BlobStore blobs;
+  private final Origin origin;
+  private final Map<String, Flight> flights = new ConcurrentHashMap<>();
+  final AtomicLong upstreamFetches = new AtomicLong();
+
+  /** Prometheus lines: flights in progress, clients waiting on them, upstream fetches so far. */
+  void appendMetrics(StringBuilder b) {
+    int waiting = 0;
+    for (Flight f : flights.values()) waiting += f.subscriberCount();
+    b.append("# HELP packyard_ondemand_flights Files being fetched from upstream on demand.\n")
+        .append("# TYPE packyard_ondemand_flights gauge\npackyard_ondemand_flights ").append(flights.size()).append('\n')
+        .append("# HELP packyard_ondemand_waiting Client requests streaming from an on-demand fetch.\n")
+        .append("# TYPE packyard_ondemand_waiting gauge\npackyard_ondemand_waiting ").append(waiting).append('\n')
+        .append("# HELP packyard_ondemand_fetches_total Upstream downloads started on demand.\n")
+        .append("# TYPE packyard_ondemand_fetches_total counter\npackyard_ondemand_fetches_total ").append(upstreamFetches.get()).append('\n');
+  }
+
+  OnDemandFetcher(Vertx vertx, BlobStore blobs, Origin origin) {
+    this.vertx = vertx;
+    this.blobs = blobs;
+    this.origin = origin;
+  }
+
+  @Override
+  public void serve(RoutingContext ctx, Served served, TreeFile file, ByteRange range, boolean head) {
+    HttpServerResponse resp = ctx.response();
+    if (head) {
+      long len = range.partial() ? range.length() : file.size();
+      if (range.partial()) {
+        resp.setStatusCode(206).headers().set(HttpHeaders.CONTENT_RANGE, "bytes " + range.start() + "-" + range.end() + "/" + file.size());
+      }
+      resp.headers().set(HttpHeaders.CONTENT_LENGTH, Long.toString(len));
+      resp.end();
+      return;
+    }
+    if (range.partial() && !flights.containsKey(key(file))) {
+      proxyRange(ctx, served, file, range);
+      return;
+    }
+    Flight f = flights.get(key(file));
+    if (f == null) {
+      if (flights.size() >= MAX_FLIGHTS) throw HttpError.unavailable("too many files being fetched upstream; retry shortly");
+      Flight fresh = new Flight(served, file);
+      f = flights.putIfAbsent(key(file), fresh);
+      if (f == null) {
+        f = fresh;
+        fresh.start();
+      }
+    }
+    f.subscribe(ctx, range);
+  }
+
+  private static String key(TreeFile f) {
+    return f.checksum().toString();
+  }
+
+  /** A range of a file not stored yet: ask upstream for just that range, store nothing. */
+  private void proxyRange(RoutingContext ctx, Served served, TreeFile file, ByteRange range) {
+    HttpServerResponse resp = ctx.response();
+    String header = "bytes=" + range.start() + "-" + range.end();
+    origin.get(served, file.href(), header).onSuccess(up -> {
+      if (up.status() != 206) { // upstream ignores ranges: fetch it whole once, then serve the range
+        up.abort().run();
+        Flight f = flights.computeIfAbsent(key(file), k -> {
+          Flight n = new Flight(served, file);
+          n.start();
+          return n;
+        });
+        f.subscribe(ctx, range);
+        return;
+      }
+      resp.setStatusCode(206);
+      resp.headers().set(HttpHeaders.CONTENT_RANGE, up.contentRange() != null ? up.contentRange()
+          : "bytes " + range.start() + "-" + range.end() + "/" + file.size());
+      resp.headers().set(HttpHeaders.CONTENT_LENGTH, Long.toString(range.length()));
+      up.body().pipeTo(resp).onFailure(e -> resp.reset());
+    }).onFailure(e -> fail(ctx, file, e));
+  }
+
+  private static void fail(RoutingContext ctx, TreeFile file, Throwable e) {
+    LOG.log(Level.WARNING, "on-demand fetch of " + file.href() + " failed: " + e.getMessage());
+    if (!ctx.response().headWritten()) ctx.fail(HttpError.unavailable("upstream fetch of " + file.href() + " failed: " + e.getMessage()));
+    else ctx.response().reset();
+  }
+
+  /**
+   * One upstream download of one file, shared by every client that asks for it meanwhile. Its
+   * state is guarded by the flight's monitor: upstream callbacks and subscribers run on different
+   * event loops, and each subscriber only ever acts on its own loop with an immutable
+   * {@link State}.
+   */
+  private final class Flight {
+    private final Served served;
+    private final TreeFile file;
+    private final MessageDigest digest;
+    private final List<Subscriber> subscribers = new ArrayList<>();
+    private Path temp;
+    private AsyncFile out;
+    private long written;
+    private long received;
+    private int pendingWrites;
+    private boolean endSeen;
+    private boolean verifying;
+    private boolean done;
+    private Path stored;
+    private Throwable failure;
+
+    Flight(Served served, TreeFile file) {
+      this.served = served;
+      this.file = file;
+      this.digest = file.checksum().newDigest();
+    }
+
+    void start() {
+      upstreamFetches.incrementAndGet();
+      vertx.executeBlocking(blobs::newTempFile, false)
+          .compose(t -> {
+            synchronized (this) {
+              temp = t;
+            }
+            return vertx.fileSystem().open(t.toString(), new OpenOptions().setWrite(true).setTruncateExisting(true));
+          })
+          .compose(f -> {
+            synchronized (this) {
+              out = f;
+            }
+            return origin.get(served, file.href(), null);
+          })
+          .onSuccess(this::consume)
+          .onFailure(this::finish);
+    }
+
+    private void consume(Origin.Response up) {
+      up.body().handler(chunk -> {
+        long at;
+        synchronized (this) {
+          if (done) return;
+          // SHA-256 of a 64 KiB chunk takes tens of microseconds with the CPU's SHA instructions:
+          // done here, in order, rather than paying a thread hop per chunk.
+          digest.update(chunk.getBytes());
+          at = received;
+          received += chunk.length();
+          if (received > file.size()) {
+            up.abort().run();
+            finish(new IllegalStateException(file.href() + ": upstream sent more than the " + file.size() + " bytes primary.xml lists"));
+            return;
+          }
+          if (++pendingWrites >= MAX_PENDING_WRITES) up.body().pause();
+        }
+        out.write(chunk, at).onComplete(ar -> {
+          if (ar.failed()) {
+            finish(ar.cause());
+            return;
+          }
+          boolean complete;
+          synchronized (this) {
+            pendingWrites--;
+            written = Math.max(written, at + chunk.length());
+            if (pendingWrites == MAX_PENDING_WRITES / 2) up.body().resume();
+            complete = endSeen && pendingWrites == 0;
+          }
+          notifySubscribers();
+          if (complete) verify();
+        });
+      });
+      up.body().exceptionHandler(this::finish);
+      up.body().endHandler(v -> {
+        boolean complete;
+        synchronized (this) {
+          endSeen = true;
+          complete = pendingWrites == 0;
+        }
+        if (complete) verify();
+      });
+      up.body().resume();
+    }
+
+    private void verify() {
+      String got;
+      synchronized (this) {
+        if (verifying || done) return;
+        verifying = true;
+        if (received != file.size()) {
+          finish(new IllegalStateException(file.href() + ": upstream sent " + received + " bytes, primary.xml lists " + file.size()));
+          return;
+        }
+        got = HexFormat.of().formatHex(digest.digest());
+      }
+      if (!got.equals(file.checksum().hex())) {
+        finish(new IllegalStateException(file.href() + ": checksum mismatch: primary.xml says " + file.checksum()
+            + ", upstream sent " + file.checksum().type() + ":" + got));
+        return;
+      }
+      out.close().compose(v -> vertx.executeBlocking(() -> {
+        String sha = file.checksum().type().equals("sha256") ? got : sha256(temp);
+        blobs.commit(temp, sha);
+        blobs.alias(file.checksum(), sha);
+        return blobs.path(sha);
+      }, false)).onComplete(ar -> {
+        if (ar.failed()) {
+          finish(ar.cause());
+          return;
+        }
+        synchronized (this) {
+          stored = ar.result();
+        }
+        finish(null);
+      });
+    }
+
+    /** Ends the flight once: on success subscribers send the rest; on failure they are reset. */
+    private void finish(Throwable error) {
+      Path tempToDelete = null;
+      synchronized (this) {
+        if (done) return;
+        done = true;
+        if (error != null) {
+          failure = error;
+          if (out != null) out.close();
+          tempToDelete = temp;
+        }
+      }
+      if (error != null) {
+        LOG.log(Level.WARNING, "on-demand fetch of " + served.name() + "/" + file.href() + " failed: " + error.getMessage());
+        if (tempToDelete != null) {
+          Path t = tempToDelete;
+          vertx.executeBlocking(() -> Files.deleteIfExists(t), false);
+        }
+      }
+      flights.remove(key(file), this);
+      notifySubscribers();
+    }
+
+    synchronized int subscriberCount() {
+      return subscribers.size();
+    }
+
+    void subscribe(RoutingContext ctx, ByteRange range) {
+      Subscriber s = new Subscriber(ctx, range, vertx.getOrCreateContext());
+      State st;
+      synchronized (this) {
+        subscribers.add(s);
+        st = state();
+      }
+      s.pump(st);
+    }
+
+    private void notifySubscribers() {
+      List<Subscriber> subs;
+      State st;
+      synchronized (this) {
+        subs = List.copyOf(subscribers);
+        st = state();
+      }
+      for (Subscriber s : subs) s.pump(st);
+    }
+
+    private State state() {
+      return new State(written, stored != null, stored != null ? stored : temp, failure);
+    }
+
+    /** What a subscriber may read: up to {@code written} bytes of {@code path}. */
+    record State(long written, boolean verified, Path path, Throwable failure) {}
+
+    /** One waiting client: reads the temp file (or the stored blob) from where it is up to. */
+    private final class Subscriber {
+      final RoutingContext ctx;
+      final ByteRange range;
+      final Context context;
+      final long from;
+      final long to; // exclusive
+      long sent;
+      boolean reading;
+      boolean started;
+      AsyncFile in;
+      State latest;
+
+      Subscriber(RoutingContext ctx, ByteRange range, Context context) {
+        this.ctx = ctx;
+        this.range = range;
+        this.context = context;
+        this.from = range.partial() ? range.start() : 0;
+        this.to = range.partial() ? range.end() + 1 : file.size();
+        this.sent = from;
+      }
+
+      void pump(State st) {
+        context.runOnContext(v -> {
+          latest = st;
+          step();
+        });
+      }
+
+      private void step() {
+        HttpServerResponse resp = ctx.response();
+        State st = latest;
+        if (st.failure() != null) {
+          if (in != null) in.close();
+          fail(ctx, file, st.failure());
+          return;
+        }
+        if (reading || resp.ended() || resp.closed()) return;
+        if (!started) {
+          started = true;
+          if (range.partial()) {
+            resp.setStatusCode(206).headers().set(HttpHeaders.CONTENT_RANGE,
+                "bytes " + range.start() + "-" + range.end() + "/" + file.size());
+          }
+          resp.headers().set(HttpHeaders.CONTENT_LENGTH, Long.toString(to - from));
+          resp.closeHandler(x -> {
+            if (in != null) in.close();
+          });
+        }
+        // Until verified, never send the file's last byte: a client must not complete bad data.
+        long limit = Math.min(to, st.verified() ? file.size() : Math.min(st.written(), file.size() - 1));
+        if (sent >= limit) {
+          if (sent == to && st.verified()) {
+            if (in != null) in.close();
+            resp.end();
+          }
+          return;
+        }
+        if (st.path() == null) return; // the temp file is not there yet: the next notice brings it
+        if (resp.writeQueueFull()) {
+          resp.drainHandler(x -> step());
+          return;
+        }
+        reading = true;
+        // An open temp file stays readable after it is renamed into the blob store.
+        (in != null ? io.vertx.core.Future.succeededFuture(in)
+            : vertx.fileSystem().open(st.path().toString(), new OpenOptions().setRead(true)))
+            .compose(f -> {
+              in = f;
+              int len = (int) Math.min(CHUNK, limit - sent);
+              return f.read(Buffer.buffer(len), 0, sent, len);
+            })
+            .onComplete(ar -> {
+              reading = false;
+              if (ar.failed()) {
+                if (latest.failure() == null) fail(ctx, file, ar.cause());
+                return;
+              }
+              if (ar.result().length() == 0) return; // nothing new yet
+              sent += ar.result().length();
+              resp.write(ar.result());
+              step();
+            });
+      }
+    }
+  }
+
+  private static String sha256(Path p) throws java.io.IOException {
+    MessageDigest d = new Checksum("sha256", "0").newDigest();
+    try (var in = Files.newInputStream(p)) {
+      byte[] b = new byte[1 << 16];
+      int n;
+      while ((n = in.read(b)) > 0) d.update(b, 0, n);
+    }
+    return HexFormat.of().formatHex(d.digest());
+  }
+}

@@ -1,0 +1,66 @@
+package org.packyard.content;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.file.AsyncFile;
+import io.vertx.core.file.OpenOptions;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
+import java.net.URI;
+import java.nio.file.Path;
+import org.packyard.Version;
+import org.packyard.catalog.Served;
+import org.packyard.mirror.Upstream;
+import org.packyard.mirror.UpstreamException;
+
+/** The configured upstream of a repository (its first mirror), over http(s) or a local tree. */
+final class UpstreamOrigin implements Origin {
+  private final Vertx vertx;
+  private final HttpClient client;
+
+  UpstreamOrigin(Vertx vertx, HttpClient client) {
+    this.vertx = vertx;
+    this.client = client;
+  }
+
+  @Override
+  public Future<Response> get(Served repository, String href, String range) {
+    URI base = repository.config().upstream().primary();
+    Upstream.checkHref(href);
+    if (base.getScheme().equals("file")) return file(Path.of(base).resolve(href).normalize(), Path.of(base), range);
+    String url = base.resolve(href).toString();
+    RequestOptions opts = new RequestOptions().setMethod(HttpMethod.GET).setAbsoluteURI(url).setIdleTimeout(60_000)
+        .putHeader(HttpHeaders.USER_AGENT, Version.userAgent());
+    if (range != null) opts.putHeader("Range", range);
+    return client.request(opts).compose(req -> req.send()).compose(resp -> {
+      if (resp.statusCode() != 200 && resp.statusCode() != 206) {
+        resp.end();
+        return Future.failedFuture(new UpstreamException(url + ": HTTP " + resp.statusCode(), resp.statusCode(), null));
+      }
+      resp.pause();
+      String len = resp.getHeader(HttpHeaders.CONTENT_LENGTH);
+      return Future.succeededFuture(new Response(resp.statusCode(), resp.getHeader(HttpHeaders.CONTENT_RANGE),
+          len == null ? -1 : Long.parseLong(len), resp, () -> resp.request().reset()));
+    });
+  }
+
+  private Future<Response> file(Path p, Path root, String range) {
+    if (!p.startsWith(root)) return Future.failedFuture(new UpstreamException("href outside the repository: " + p));
+    return vertx.fileSystem().props(p.toString()).compose(props -> {
+      long size = props.size();
+      ByteRange r = ByteRange.parse(range, size);
+      if (r == ByteRange.UNSATISFIABLE) return Future.failedFuture(new UpstreamException(p + ": range not satisfiable", 416, null));
+      return vertx.fileSystem().open(p.toString(), new OpenOptions().setRead(true)).map(f -> {
+        AsyncFile file = f;
+        file.pause();
+        if (r.partial()) {
+          file.setReadPos(r.start()).setReadLength(r.length());
+          return new Response(206, "bytes " + r.start() + "-" + r.end() + "/" + size, r.length(), file, file::close);
+        }
+        return new Response(200, null, size, file, file::close);
+      });
+    });
+  }
+}

@@ -1,0 +1,309 @@
+package org.packyard.content;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServer;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.packyard.config.Access;
+import org.packyard.config.Channel;
+import org.packyard.config.Policy;
+import org.packyard.config.RepositoryConfig;
+import org.packyard.testkit.RepoWriter;
+import org.packyard.testkit.RepoWriter.Pkg;
+import org.packyard.testkit.TestServer;
+
+class ContentRoutesTest {
+  @TempDir Path tmp;
+  Origin origin;
+  TestServer server;
+  RepoWriter.Written up;
+  final HttpClient http = HttpClient.newHttpClient();
+
+  static final Pkg SMALL = Pkg.withPayload("small", "1.0-1", 10);
+  static final Pkg BIG = Pkg.withPayload("big", "2.0-1", 3 << 20);
+
+  @BeforeEach
+  void start() throws Exception {
+    up = new RepoWriter().packages(RepoWriter.pkgs(SMALL, BIG)).write(tmp.resolve("up"));
+    origin = Origin.start(up.root());
+    server = TestServer.start(tmp.resolve("data"), List.of(
+        new RepositoryConfig("meta/only", up.root().toUri(), Policy.METADATA_ONLY, null, Channel.RELEASE, null, Access.PUBLIC),
+        new RepositoryConfig("lazy", origin.uri(), Policy.ON_DEMAND, null, Channel.RELEASE, null, Access.PUBLIC)));
+    server.syncAll();
+    origin.requests.clear();
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    server.close();
+    origin.close();
+  }
+
+  HttpResponse<byte[]> get(String path, String... headers) throws Exception {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(server.base() + path));
+    for (int i = 0; i < headers.length; i += 2) b.header(headers[i], headers[i + 1]);
+    return http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
+  }
+
+  @Test
+  void repodata_byteIdenticalWithValidatorsAndCachePolicy() throws Exception {
+    HttpResponse<byte[]> md = get("/repos/meta/only/repodata/repomd.xml");
+    assertThat(md.statusCode()).isEqualTo(200);
+    assertThat(md.body()).isEqualTo(Files.readAllBytes(up.root().resolve("repodata/repomd.xml")));
+    assertThat(md.headers().firstValue("content-type")).hasValue("application/xml");
+    assertThat(md.headers().firstValue("cache-control")).hasValue("public, max-age=60");
+    assertThat(md.headers().firstValue("accept-ranges")).hasValue("bytes");
+    assertThat(md.headers().firstValue("etag").orElseThrow()).matches("\"[0-9a-f]{64}\"");
+    assertThat(md.headers().firstValue("last-modified")).isPresent();
+    HttpResponse<byte[]> primary = get("/repos/meta/only/" + up.hrefs().get("primary"));
+    assertThat(primary.body()).isEqualTo(Files.readAllBytes(up.file("primary")));
+    assertThat(primary.headers().firstValue("cache-control")).hasValue("public, max-age=31536000, immutable");
+    assertThat(primary.headers().firstValue("content-type")).hasValue("application/gzip");
+  }
+
+  @Test
+  void conditionalRequests_answer304() throws Exception {
+    HttpResponse<byte[]> first = get("/repos/meta/only/repodata/repomd.xml");
+    String etag = first.headers().firstValue("etag").orElseThrow();
+    String lastModified = first.headers().firstValue("last-modified").orElseThrow();
+    HttpResponse<byte[]> r = get("/repos/meta/only/repodata/repomd.xml", "If-None-Match", etag);
+    assertThat(r.statusCode()).isEqualTo(304);
+    assertThat(r.body()).isEmpty();
+    assertThat(r.headers().firstValue("etag")).hasValue(etag);
+    assertThat(get("/repos/meta/only/repodata/repomd.xml", "If-None-Match", "\"other\", " + etag).statusCode()).isEqualTo(304);
+    assertThat(get("/repos/meta/only/repodata/repomd.xml", "If-None-Match", "\"other\"").statusCode()).isEqualTo(200);
+    assertThat(get("/repos/meta/only/repodata/repomd.xml", "If-Modified-Since", lastModified).statusCode()).isEqualTo(304);
+    assertThat(get("/repos/meta/only/repodata/repomd.xml", "If-Modified-Since", "Mon, 01 Jan 2001 00:00:00 GMT").statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void ranges_singleSuffixOpenUnsatisfiableAndIgnored() throws Exception {
+    String path = "/repos/meta/only/repodata/repomd.xml";
+    byte[] all = Files.readAllBytes(up.root().resolve("repodata/repomd.xml"));
+    HttpResponse<byte[]> r = get(path, "Range", "bytes=0-9");
+    assertThat(r.statusCode()).isEqualTo(206);
+    assertThat(r.body()).isEqualTo(Arrays.copyOfRange(all, 0, 10));
+    assertThat(r.headers().firstValue("content-range")).hasValue("bytes 0-9/" + all.length);
+    assertThat(get(path, "Range", "bytes=-5").body()).isEqualTo(Arrays.copyOfRange(all, all.length - 5, all.length));
+    assertThat(get(path, "Range", "bytes=10-").body()).isEqualTo(Arrays.copyOfRange(all, 10, all.length));
+    HttpResponse<byte[]> bad = get(path, "Range", "bytes=" + all.length + "-");
+    assertThat(bad.statusCode()).isEqualTo(416);
+    assertThat(bad.headers().firstValue("content-range")).hasValue("bytes */" + all.length);
+    assertThat(get(path, "Range", "bytes=0-1,5-6").statusCode()).isEqualTo(200);
+    assertThat(get(path, "Range", "pages=1").statusCode()).isEqualTo(200);
+    String etag = get(path).headers().firstValue("etag").orElseThrow();
+    assertThat(get(path, "Range", "bytes=0-9", "If-Range", etag).statusCode()).isEqualTo(206);
+    assertThat(get(path, "Range", "bytes=0-9", "If-Range", "\"stale\"").statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void head_headersWithoutBody() throws Exception {
+    HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(URI.create(server.base() + "/repos/meta/only/repodata/repomd.xml"))
+        .method("HEAD", HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofByteArray());
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.body()).isEmpty();
+    assertThat(r.headers().firstValue("content-length")).hasValue(String.valueOf(Files.size(up.root().resolve("repodata/repomd.xml"))));
+  }
+
+  @Test
+  void metadataOnly_hasNoPackages() throws Exception {
+    assertThat(get("/repos/meta/only/" + SMALL.href()).statusCode()).isEqualTo(404);
+  }
+
+  @Test
+  void onDemand_firstRequestFetchesOnceThenServesFromStore() throws Exception {
+    HttpResponse<byte[]> r = get("/repos/lazy/" + BIG.href());
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.body()).isEqualTo(BIG.payload());
+    assertThat(r.headers().firstValue("content-type")).hasValue("application/x-rpm");
+    assertThat(r.headers().firstValue("etag")).hasValue("\"" + BIG.pkgId() + "\"");
+    assertThat(origin.count(BIG.href())).isEqualTo(1);
+    assertThat(get("/repos/lazy/" + BIG.href()).body()).isEqualTo(BIG.payload());
+    assertThat(origin.count(BIG.href())).isEqualTo(1);
+  }
+
+  @Test
+  void onDemand_concurrentRequestsShareOneUpstreamDownload() throws Exception {
+    CompletableFuture<Void> release = new CompletableFuture<>();
+    origin.holdAfterHalf = release;
+    List<CompletableFuture<HttpResponse<byte[]>>> answers = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      answers.add(http.sendAsync(HttpRequest.newBuilder(URI.create(server.base() + "/repos/lazy/" + BIG.href())).build(),
+          HttpResponse.BodyHandlers.ofByteArray()));
+    }
+    awaitMetric("packyard_ondemand_waiting 8");
+    release.complete(null);
+    for (var a : answers) {
+      HttpResponse<byte[]> r = a.get(60, TimeUnit.SECONDS);
+      assertThat(r.statusCode()).isEqualTo(200);
+      assertThat(r.body()).isEqualTo(BIG.payload());
+    }
+    assertThat(origin.count(BIG.href())).isEqualTo(1);
+  }
+
+  @Test
+  void onDemand_checksumMismatch_resetsClientAndStoresNothing() throws Exception {
+    origin.corrupt = true;
+    CompletableFuture<HttpResponse<byte[]>> a = http.sendAsync(
+        HttpRequest.newBuilder(URI.create(server.base() + "/repos/lazy/" + BIG.href())).build(), HttpResponse.BodyHandlers.ofByteArray());
+    Throwable failure = null;
+    try {
+      HttpResponse<byte[]> r = a.get(60, TimeUnit.SECONDS);
+      assertThat(r.body()).as("a client must never receive a complete bad body").isNotEqualTo(corrupted(BIG.payload()));
+      assertThat(r.body().length).isLessThan(BIG.payload().length);
+    } catch (java.util.concurrent.ExecutionException e) {
+      failure = e.getCause();
+    }
+    assertThat(failure).as("the connection is reset, not completed").isInstanceOf(java.io.IOException.class);
+    origin.corrupt = false;
+    HttpResponse<byte[]> retry = get("/repos/lazy/" + BIG.href());
+    assertThat(retry.body()).isEqualTo(BIG.payload());
+    assertThat(origin.count(BIG.href())).isEqualTo(2);
+  }
+
+  @Test
+  void onDemand_headAndRangeDoNotForceAFullDownload() throws Exception {
+    HttpResponse<byte[]> head = http.send(HttpRequest.newBuilder(URI.create(server.base() + "/repos/lazy/" + BIG.href()))
+        .method("HEAD", HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofByteArray());
+    assertThat(head.statusCode()).isEqualTo(200);
+    assertThat(head.headers().firstValue("content-length")).hasValue(String.valueOf(BIG.payload().length));
+    assertThat(origin.count(BIG.href())).isZero();
+    HttpResponse<byte[]> part = get("/repos/lazy/" + BIG.href(), "Range", "bytes=100-199");
+    assertThat(part.statusCode()).isEqualTo(206);
+    assertThat(part.body()).isEqualTo(Arrays.copyOfRange(BIG.payload(), 100, 200));
+    assertThat(origin.ranges.get()).isEqualTo(1);
+    assertThat(origin.fullGets.get()).isZero();
+  }
+
+  @Test
+  void traversalInAnySpelling_isRefused() throws Exception {
+    for (String p : List.of("/repos/lazy/../meta/only/repodata/repomd.xml", "/repos/lazy/%2e%2e/x", "/repos/lazy/%2E%2E/x",
+        "/repos/lazy/a%2fb", "/repos/lazy/a%5cb", "/repos/lazy/a\\b", "/repos/lazy/a%00b", "/repos/lazy/%c0%ae%c0%ae/x",
+        "/repos/lazy/./repodata/repomd.xml", "/repos/lazy//repodata/repomd.xml", "/repos/lazy/%e0%80%af")) {
+      TestServer.Raw r = server.raw(p);
+      assertThat(r.status()).as(p).isBetween(400, 404);
+    }
+    assertThat(server.raw("/repos/lazy/%2e%2e/x").status()).isEqualTo(400);
+  }
+
+  @Test
+  void listings_htmlAndJsonAndRedirects() throws Exception {
+    HttpResponse<byte[]> root = get("/repos/lazy/");
+    assertThat(new String(root.body())).contains("repodata/", "Packages/");
+    HttpResponse<byte[]> json = get("/repos/lazy/Packages/", "Accept", "application/json");
+    assertThat(new String(json.body())).contains("\"name\":\"" + BIG.href().substring("Packages/".length()) + "\"", "\"size\":" + BIG.payload().length);
+    HttpResponse<String> redirect = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build()
+        .send(HttpRequest.newBuilder(URI.create(server.base() + "/repos/lazy")).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(redirect.statusCode()).isEqualTo(302);
+    assertThat(new String(get("/repos/").body())).contains("meta/only", "lazy");
+    assertThat(get("/repos/nothing/here").statusCode()).isEqualTo(404);
+  }
+
+  @Test
+  void content_keepsServingWhenTheStateStoreIsGone() throws Exception {
+    get("/repos/lazy/" + SMALL.href());
+    server.server.services().state.close();
+    assertThat(get("/repos/lazy/repodata/repomd.xml").statusCode()).isEqualTo(200);
+    assertThat(get("/repos/lazy/" + SMALL.href()).body()).isEqualTo(SMALL.payload());
+    assertThat(get("/repos/lazy/" + BIG.href()).body()).isEqualTo(BIG.payload());
+  }
+
+  void awaitMetric(String line) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (System.nanoTime() < deadline) {
+      if (server.get("/metrics").body().contains(line)) return;
+      Thread.onSpinWait();
+    }
+    throw new AssertionError("metric never reached: " + line);
+  }
+
+  static byte[] corrupted(byte[] b) {
+    byte[] c = b.clone();
+    c[c.length / 2] ^= 0x5a;
+    return c;
+  }
+
+  /** An upstream on port 0 that counts requests, honours ranges, and can stall or corrupt a body. */
+  static final class Origin implements AutoCloseable {
+    final Vertx vertx = Vertx.vertx();
+    final ConcurrentHashMap<String, AtomicInteger> requests = new ConcurrentHashMap<>();
+    final AtomicInteger ranges = new AtomicInteger();
+    final AtomicInteger fullGets = new AtomicInteger();
+    volatile CompletableFuture<Void> holdAfterHalf;
+    volatile boolean corrupt;
+    HttpServer server;
+
+    static Origin start(Path root) throws Exception {
+      Origin o = new Origin();
+      o.server = o.vertx.createHttpServer().requestHandler(req -> {
+        String href = req.path().substring(1);
+        o.requests.computeIfAbsent(href, k -> new AtomicInteger()).incrementAndGet();
+        Path p = root.resolve(href).normalize();
+        if (!p.startsWith(root) || !Files.isRegularFile(p)) {
+          req.response().setStatusCode(404).end();
+          return;
+        }
+        byte[] all;
+        try {
+          all = Files.readAllBytes(p);
+        } catch (Exception e) {
+          req.response().setStatusCode(500).end();
+          return;
+        }
+        if (o.corrupt) all = corrupted(all);
+        String range = req.getHeader("Range");
+        if (range != null) {
+          o.ranges.incrementAndGet();
+          String[] se = range.substring("bytes=".length()).split("-");
+          int s = Integer.parseInt(se[0]), e = Integer.parseInt(se[1]);
+          req.response().setStatusCode(206).putHeader("Content-Range", "bytes " + s + "-" + e + "/" + all.length)
+              .end(Buffer.buffer(Arrays.copyOfRange(all, s, e + 1)));
+          return;
+        }
+        if (href.endsWith(".rpm")) o.fullGets.incrementAndGet();
+        CompletableFuture<Void> hold = o.holdAfterHalf;
+        if (hold == null) {
+          req.response().end(Buffer.buffer(all));
+          return;
+        }
+        byte[] body = all;
+        var resp = req.response().putHeader("Content-Length", String.valueOf(body.length));
+        resp.write(Buffer.buffer(Arrays.copyOfRange(body, 0, body.length / 2)));
+        hold.whenComplete((v, x) -> o.vertx.runOnContext(y -> resp.end(Buffer.buffer(Arrays.copyOfRange(body, body.length / 2, body.length)))));
+      }).listen(0, "127.0.0.1").await(10, TimeUnit.SECONDS);
+      return o;
+    }
+
+    int count(String href) {
+      AtomicInteger n = requests.get(href);
+      return n == null ? 0 : n.get();
+    }
+
+    URI uri() {
+      return URI.create("http://127.0.0.1:" + server.actualPort() + "/");
+    }
+
+    @Override
+    public void close() throws Exception {
+      vertx.close().await(10, TimeUnit.SECONDS);
+    }
+  }
+}
