@@ -33,10 +33,17 @@ public record Filters(List<String> include, List<String> exclude, List<String> a
 
   private static void checkGlob(String g) {
     if (g == null || g.isBlank()) throw new ConfigException("a package glob is empty");
+    glob(g); // fails with the glob in the message
   }
 
-  /** Shell-style glob: {@code *}, {@code ?} and {@code [...]}. */
+  private static final java.util.Map<String, Pattern> COMPILED = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** Shell-style glob: {@code *}, {@code ?} and {@code [...]}; compiled once per glob. */
   static Pattern glob(String g) {
+    return COMPILED.computeIfAbsent(g, Filters::compile);
+  }
+
+  private static Pattern compile(String g) {
     StringBuilder re = new StringBuilder();
     for (int i = 0; i < g.length(); i++) {
       char c = g.charAt(i);

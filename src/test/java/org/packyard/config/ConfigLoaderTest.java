@@ -45,6 +45,47 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void load_mirrorsFiltersAndTransfer() throws Exception {
+    Path f = write("""
+        repositories:
+          - name: epel
+            upstream: [https://a.example/epel/, https://b.example/epel]
+            include: [kernel*, "bash"]
+            exclude: "*-debuginfo, *-debugsource"
+            arches: [x86_64, noarch]
+            retain: 2
+            max_concurrency: 32
+            tls_ca_file: ca.pem
+            proxy: http://proxy:3128
+          - name: fedora
+            metalink: https://mirrors.example/metalink?repo=fedora-41&arch=x86_64
+            fixed_concurrency: 8
+        """);
+    PackyardConfig c = ConfigLoader.load(f, Map.of());
+    RepositoryConfig epel = c.repository("epel");
+    assertThat(epel.upstream().mirrors()).extracting(Object::toString)
+        .containsExactly("https://a.example/epel/", "https://b.example/epel/");
+    assertThat(epel.filters().include()).containsExactly("kernel*", "bash");
+    assertThat(epel.filters().exclude()).containsExactly("*-debuginfo", "*-debugsource");
+    assertThat(epel.filters().accepts("kernel-core", "x86_64")).isTrue();
+    assertThat(epel.filters().accepts("kernel-debuginfo", "x86_64")).isFalse();
+    assertThat(epel.filters().accepts("bash", "i686")).isFalse();
+    assertThat(epel.filters().accepts("zsh", "x86_64")).isFalse();
+    assertThat(epel.filters().retain()).isEqualTo(2);
+    assertThat(epel.transfer().maxConcurrency()).isEqualTo(32);
+    assertThat(epel.transfer().caFile()).isEqualTo(tmp.resolve("ca.pem"));
+    assertThat(epel.transfer().proxy().toString()).isEqualTo("http://proxy:3128");
+    RepositoryConfig fedora = c.repository("fedora");
+    assertThat(fedora.upstream().metalink().toString()).contains("metalink?repo=fedora-41");
+    assertThat(fedora.transfer().fixed()).isTrue();
+    assertRefused("repositories:\n  - name: a\n    upstream: file:///a/\n    retain: many\n", "retain must be a whole number", "many");
+    assertRefused("repositories:\n  - name: a\n    upstream: file:///a/\n    max_concurrency: 0\n", "max_concurrency must be 1-1024");
+    assertRefused("repositories:\n  - name: a\n    upstream: file:///a/\n    tls_client_cert: c.pem\n", "go together");
+    assertRefused("repositories:\n  - name: a\n    upstream: file:///a/\n    metalink: https://m/\n", "exactly one of");
+    assertRefused("repositories:\n  - name: a\n    upstream: file:///a/\n    include: [\"[abc\"]\n", "unclosed [");
+  }
+
+  @Test
   void load_defaults() {
     PackyardConfig c = ConfigLoader.load(null, Map.of());
     assertThat(c.listen().toString()).isEqualTo("127.0.0.1:8080");
