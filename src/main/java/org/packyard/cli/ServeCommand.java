@@ -54,6 +54,9 @@ final class ServeCommand implements Callable<Integer> {
       config = new PackyardConfig(config.listen(), config.data(), List.of(Sample.repository(upstream)));
     }
     Vertx vertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(true));
+    if (!vertx.isNativeTransportEnabled()) {
+      System.err.println("packyard: native epoll transport unavailable, using NIO: " + vertx.unavailableNativeTransportCause());
+    }
     PackyardServer server;
     try {
       server = PackyardServer.start(vertx, config, Clock.systemUTC()).await(2, TimeUnit.MINUTES);

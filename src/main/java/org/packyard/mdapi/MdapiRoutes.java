@@ -6,6 +6,7 @@ import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.internal.buffer.BufferInternal;
 import io.vertx.core.json.JsonArray;
 import io.vertx.ext.web.Router;
@@ -47,6 +48,71 @@ public final class MdapiRoutes {
   public void mount(Router router) {
     router.route("/branches").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(this::branches);
     router.route().method(HttpMethod.GET).method(HttpMethod.HEAD).order(Integer.MAX_VALUE - 10).handler(this::lookup);
+  }
+
+  /**
+   * The hot path, ahead of the router: a GET of {@code /{branch}/pkg|srcpkg|files|changelog/{name}}
+   * that finds its package is answered here from the mapped record. Anything else (a miss, bad
+   * input, another route) returns false and goes through the router, which answers it fully.
+   */
+  public boolean serveFast(HttpServerRequest req) {
+    if (req.method() != HttpMethod.GET) return false;
+    String path = req.path();
+    int a = path.indexOf('/', 1);
+    int b = a < 0 ? -1 : path.indexOf('/', a + 1);
+    if (a <= 1 || b <= a + 1 || b == path.length() - 1 || path.indexOf('/', b + 1) >= 0) return false;
+    Kind kind;
+    boolean source = false;
+    switch (b - a - 1) { // dispatch on the kind's length first: no substring for the common case
+      case 3 -> {
+        if (!path.startsWith("pkg", a + 1)) return false;
+        kind = Kind.PACKAGE;
+      }
+      case 6 -> {
+        if (!path.startsWith("srcpkg", a + 1)) return false;
+        kind = Kind.PACKAGE;
+        source = true;
+      }
+      case 5 -> {
+        if (!path.startsWith("files", a + 1)) return false;
+        kind = Kind.FILES;
+      }
+      case 9 -> {
+        if (!path.startsWith("changelog", a + 1)) return false;
+        kind = Kind.CHANGELOG;
+      }
+      default -> {
+        return false;
+      }
+    }
+    String rawBranch = path.substring(1, a);
+    if (rawBranch.indexOf('%') >= 0) return false;
+    Branch branch = catalog.view().branch(rawBranch);
+    if (branch == null || branch.empty()) return false;
+    byte[] name;
+    try {
+      name = PathSegments.decode(path.substring(b + 1), "name");
+    } catch (HttpError e) {
+      return false;
+    }
+    Branch.Hit hit = source ? branch.newestFromSource(name) : branch.newest(name);
+    if (hit == null) return false;
+    Buffer body = body(hit, kind);
+    HttpServerResponse r = req.response();
+    r.headers().set(Responses.CONTENT_TYPE, Responses.JSON);
+    Cors.add(r);
+    r.end(body);
+    return true;
+  }
+
+  private static Buffer body(Branch.Hit hit, Kind kind) {
+    SnapshotIndex idx = hit.served().index();
+    ByteBuffer rec = switch (kind) {
+      case PACKAGE -> idx.packageRecord(hit.key());
+      case FILES -> orEmpty(idx.filesRecord(hit.key()), EMPTY_FILES);
+      case CHANGELOG -> orEmpty(idx.changelogRecord(hit.key()), EMPTY_LOGS);
+    };
+    return Bytes.wrap(rec, hit.served().repoSuffix());
   }
 
   private void branches(RoutingContext ctx) {
@@ -97,13 +163,7 @@ public final class MdapiRoutes {
 
   private static void record(RoutingContext ctx, Branch.Hit hit, Kind kind) {
     if (hit == null) throw HttpError.notFound("Not Found");
-    SnapshotIndex idx = hit.served().index();
-    ByteBuffer rec = switch (kind) {
-      case PACKAGE -> idx.packageRecord(hit.key());
-      case FILES -> orEmpty(idx.filesRecord(hit.key()), EMPTY_FILES);
-      case CHANGELOG -> orEmpty(idx.changelogRecord(hit.key()), EMPTY_LOGS);
-    };
-    Responses.json(ctx, Bytes.wrap(rec, hit.served().repoSuffix()));
+    Responses.json(ctx, body(hit, kind));
   }
 
   private static ByteBuffer orEmpty(ByteBuffer b, byte[] empty) {

@@ -45,6 +45,7 @@ public final class PackyardServer implements AutoCloseable {
   private final List<String> deployments = new CopyOnWriteArrayList<>();
   private final AtomicInteger port = new AtomicInteger();
   private final ContentRoutes onDemandContent;
+  private final MdapiRoutes mdapi;
 
   private PackyardServer(Vertx vertx, Services services) {
     this.vertx = vertx;
@@ -54,6 +55,7 @@ public final class PackyardServer implements AutoCloseable {
     this.syncer = services.syncer;
     this.readers = new ReaderPool(Math.max(2, Runtime.getRuntime().availableProcessors()), 256);
     // One instance for all event loops: on-demand flights are shared by every connection.
+    this.mdapi = new MdapiRoutes(catalog, readers);
     this.onDemandContent = ContentRoutes.create(vertx, catalog, services.blobs, readers, services.upstreams.client());
   }
 
@@ -96,7 +98,7 @@ public final class PackyardServer implements AutoCloseable {
       Router router = router();
       HttpServer server = vertx.createHttpServer(opts).requestHandler(req -> {
         if (PathSegments.wellFormedEscapes(req.path())) {
-          router.handle(req);
+          if (!mdapi.serveFast(req)) router.handle(req);
         } else {
           req.response().setStatusCode(400).putHeader(Responses.CONTENT_TYPE, Responses.TEXT)
               .end("400: Bad Request\nthe path has a malformed percent-escape");
@@ -115,7 +117,7 @@ public final class PackyardServer implements AutoCloseable {
     new PackagesApi(catalog).mount(router);
     onDemandContent.mount(router);
     new RepositoriesApi(catalog, services.snapshots, services.state, syncer, readers).mount(router);
-    new MdapiRoutes(catalog, readers).mount(router);
+    mdapi.mount(router);
     router.route().failureHandler(ErrorMapper::handle);
     for (int status : new int[] {400, 404, 405, 413, 414, 500, 503}) {
       router.errorHandler(status, ErrorMapper::handle);
