@@ -85,6 +85,51 @@ public final class ContentRoutes {
     });
   }
 
+  /**
+   * The hot path, ahead of the router: a plain GET (no Range, no conditional headers) of a stored
+   * file is sent from here. Everything else returns false and goes through the router.
+   */
+  public boolean serveFast(HttpServerRequest req) {
+    if (req.method() != HttpMethod.GET || !req.path().startsWith(PREFIX)) return false;
+    MultiMap in = req.headers();
+    if (in.contains("Range") || in.contains(HttpHeaders.IF_NONE_MATCH) || in.contains(HttpHeaders.IF_MODIFIED_SINCE)) return false;
+    TreePath p;
+    try {
+      p = TreePath.parse(req.path().substring(PREFIX.length()));
+    } catch (HttpError e) {
+      return false;
+    }
+    if (p.directory()) return false;
+    Catalog.View view = catalog.view();
+    for (int n = p.segments().size() - 1; n >= 1; n--) {
+      Served s = view.repository(String.join("/", p.segments().subList(0, n)));
+      if (s == null) continue;
+      TreeFile f = lookup(s, p.join(n));
+      if (f == null || !f.checksum().type().equals("sha256")) return false;
+      if (s.config().policy() == Policy.ON_DEMAND && f.cache() == TreeFile.CacheClass.PACKAGE) return false;
+      HttpServerResponse resp = req.response();
+      headers(resp.headers(), f, p.join(n));
+      resp.sendFile(blobs.path(f.checksum().hex()).toString(), 0, f.size()).onFailure(e -> {
+        LOG.log(Level.WARNING, "cannot send " + s.name() + "/" + f.href() + ": " + e.getMessage());
+        if (!resp.headWritten()) {
+          resp.setStatusCode(503).putHeader(Responses.CONTENT_TYPE, Responses.TEXT).end("503: Service Unavailable");
+        } else {
+          resp.reset();
+        }
+      });
+      return true;
+    }
+    return false;
+  }
+
+  private static void headers(MultiMap h, TreeFile f, String rel) {
+    h.set(Responses.CONTENT_TYPE, ContentTypes.of(rel));
+    h.set(HttpHeaders.ETAG, f.etag());
+    h.set(HttpHeaders.LAST_MODIFIED, HTTP_DATE.format(f.lastModified()));
+    h.set(HttpHeaders.CACHE_CONTROL, f.cache().header);
+    h.set(ACCEPT_RANGES, BYTES);
+  }
+
   private void handle(RoutingContext ctx) {
     TreePath p = TreePath.parse(ctx.request().path().substring(PREFIX.length()));
     Catalog.View view = catalog.view();
@@ -123,11 +168,7 @@ public final class ContentRoutes {
     HttpServerRequest req = ctx.request();
     HttpServerResponse resp = ctx.response();
     MultiMap h = resp.headers();
-    h.set(Responses.CONTENT_TYPE, ContentTypes.of(rel));
-    h.set(HttpHeaders.ETAG, f.etag());
-    h.set(HttpHeaders.LAST_MODIFIED, HTTP_DATE.format(f.lastModified()));
-    h.set(HttpHeaders.CACHE_CONTROL, f.cache().header);
-    h.set(ACCEPT_RANGES, BYTES);
+    headers(h, f, rel);
     if (notModified(req, f)) {
       resp.setStatusCode(304).end();
       return;

@@ -307,7 +307,15 @@ final class OnDemandFetcher implements ContentRoutes.OnDemand {
     }
 
     /** What a subscriber may read: up to {@code written} bytes of {@code path}. */
-    record State(long written, boolean verified, Path path, Throwable failure) {}
+    record State(long written, boolean verified, Path path, Throwable failure) {
+      /** The later of two states: notices can arrive out of order, a flight only moves forward. */
+      State max(State o) {
+        if (o == null) return this;
+        if (failure != null || o.failure != null) return failure != null ? this : o;
+        if (verified != o.verified) return verified ? this : o;
+        return written >= o.written && (path != null || o.path == null) ? this : o;
+      }
+    }
 
     /** One waiting client: reads the temp file (or the stored blob) from where it is up to. */
     private final class Subscriber {
@@ -333,7 +341,7 @@ final class OnDemandFetcher implements ContentRoutes.OnDemand {
 
       void pump(State st) {
         context.runOnContext(v -> {
-          latest = st;
+          latest = st.max(latest);
           step();
         });
       }

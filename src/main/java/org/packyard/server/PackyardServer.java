@@ -94,11 +94,13 @@ public final class PackyardServer implements AutoCloseable {
           .setIdleTimeout(120)
           .setMaxInitialLineLength(8192)
           .setMaxHeaderSize(16384)
-          .setDecompressionSupported(false);
+          .setDecompressionSupported(false)
+          // dnf speaks HTTP/1.1; zero-copy sendfile needs it. No h2c upgrade.
+          .setHttp2ClearTextEnabled(false);
       Router router = router();
       HttpServer server = vertx.createHttpServer(opts).requestHandler(req -> {
         if (PathSegments.wellFormedEscapes(req.path())) {
-          if (!mdapi.serveFast(req)) router.handle(req);
+          if (!mdapi.serveFast(req) && !onDemandContent.serveFast(req)) router.handle(req);
         } else {
           req.response().setStatusCode(400).putHeader(Responses.CONTENT_TYPE, Responses.TEXT)
               .end("400: Bad Request\nthe path has a malformed percent-escape");

@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# Core benchmarks (issue: core): ingest versus sqliterepo_c, /pkg versus nginx serving the same
+# bytes, /readyz under a saturated API, the NDJSON stream. Side by side in one run, as ratios.
+#
+#   benchmarks/core.sh [--packages N] [--rounds R] [--seconds S] [--out FILE]
+#
+# Needs: a built ./packyard, wrk, nginx (nginx-light), createrepo_c (sqliterepo_c), curl, awk.
+# Everything listens on 127.0.0.1 and is stopped at the end. Results go to FILE (default
+# benchmarks/results/core.md), which BENCHMARKS.md includes.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+packages=75000 rounds=3 seconds=10 out="$here/results/core.md"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --packages) packages="$2"; shift 2 ;;
+    --rounds) rounds="$2"; shift 2 ;;
+    --seconds) seconds="$2"; shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    *) echo "unknown option: $1" >&2; exit 2 ;;
+  esac
+done
+for t in wrk nginx sqliterepo_c curl awk; do
+  command -v "$t" >/dev/null || [ -x "/usr/sbin/$t" ] || { echo "benchmarks/core.sh needs $t" >&2; exit 2; }
+done
+work="${BENCH_WORK:-/tmp/packyard-bench-core}"
+mkdir -p "$work" "$(dirname "$out")"
+pk_port=28181 ngx_port=28182
+pids=()
+cleanup() {
+  for p in "${pids[@]:-}"; do kill "$p" 2>/dev/null || true; done
+  [ -f "$work/nginx/nginx.pid" ] && kill "$(cat "$work/nginx/nginx.pid")" 2>/dev/null || true
+}
+trap cleanup EXIT
+
+log() { printf '%s %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+# wrk latency line "99%  1.23ms" in milliseconds
+wrk_ms() { awk -v p="$1" '$1==p {v=$2; if (v ~ /us$/) {sub(/us/,"",v); v/=1000} else if (v ~ /ms$/) {sub(/ms/,"",v)} else if (v ~ /s$/) {sub(/s/,"",v); v*=1000}; print v}'; }
+wrk_rps() { awk '/Requests\/sec/ {print $2}'; }
+
+# ---------------------------------------------------------------- data
+repo="$work/synth-$packages"
+if [ ! -f "$repo/repodata/repomd.xml" ]; then
+  log "synth: $packages packages"
+  "$root/packyard" synth "$repo" --packages "$packages" >&2
+fi
+cat > "$work/packyard.yaml" <<EOF
+data: $work/data
+repositories:
+  - name: synth
+    upstream: file://$repo/
+    policy: metadata_only
+    branch: f75
+EOF
+
+# ---------------------------------------------------------------- ingest
+ingest_pk=() ingest_sq=()
+for r in $(seq "$rounds"); do
+  rm -rf "$work/data" "$work/sq"
+  s=$(date +%s.%N)
+  PACKYARD_JAVA_OPTS="-Xmx512m -XX:+UseParallelGC" "$root/packyard" sync --config "$work/packyard.yaml" >/dev/null 2>"$work/sync.log"
+  e=$(date +%s.%N); ingest_pk+=("$(awk -v a="$s" -v b="$e" 'BEGIN{printf "%.2f", b-a}')")
+  cp -r "$repo" "$work/sq"
+  s=$(date +%s.%N)
+  sqliterepo_c --compress-type=gz "$work/sq" >/dev/null 2>&1
+  e=$(date +%s.%N); ingest_sq+=("$(awk -v a="$s" -v b="$e" 'BEGIN{printf "%.2f", b-a}')")
+  log "ingest round $r: packyard ${ingest_pk[-1]}s, sqliterepo_c ${ingest_sq[-1]}s"
+done
+pk_ingest=$(printf '%s\n' "${ingest_pk[@]}" | median)
+sq_ingest=$(printf '%s\n' "${ingest_sq[@]}" | median)
+breakdown=$(grep -o 'ms {.*}' "$work/sync.log" | tail -1 || true)
+
+# ---------------------------------------------------------------- serve + nginx
+PACKYARD_JAVA_OPTS="-Xmx1g -XX:+UseParallelGC" "$root/packyard" serve --config "$work/packyard.yaml" \
+  --listen "127.0.0.1:$pk_port" >"$work/serve.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 120); do curl -sf "http://127.0.0.1:$pk_port/readyz" >/dev/null && break; sleep 0.5; done
+
+log "NDJSON stream and nginx files"
+nd=()
+for r in $(seq "$rounds"); do
+  t=$(curl -s -o "$work/all.ndjson" -w '%{time_total}' "http://127.0.0.1:$pk_port/api/v1/branches/f75/packages")
+  nd+=("$t")
+done
+nd_lines=$(wc -l < "$work/all.ndjson")
+nd_bytes=$(wc -c < "$work/all.ndjson")
+nd_s=$(printf '%s\n' "${nd[@]}" | median)
+# nginx serves the very bytes /pkg answers: one file per name, cut from the NDJSON lines.
+rm -rf "$work/www" && mkdir -p "$work/www/f75/pkg"
+awk -v dir="$work/www/f75/pkg" '{
+  if (match($0, /^\{"name":"[^"]*"/)) { n = substr($0, 10, RLENGTH - 10); printf "%s", $0 > (dir "/" n); close(dir "/" n); print n > "/dev/stderr" }
+}' "$work/all.ndjson" 2> "$work/names.txt"
+sample=$(sed -n 7p "$work/names.txt")
+curl -s "http://127.0.0.1:$pk_port/f75/pkg/$sample" | cmp -s - "$work/www/f75/pkg/$sample" || { echo "nginx bytes differ from /pkg for $sample" >&2; exit 1; }
+
+mkdir -p "$work/nginx/logs"
+files_limit=$(( $(ulimit -Hn) - 2000 ))
+cache_max=$(( files_limit < 200000 ? files_limit : 200000 ))
+cat > "$work/nginx/nginx.conf" <<EOF
+worker_processes 2;
+worker_rlimit_nofile $(ulimit -Hn);
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/logs/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  sendfile on; tcp_nopush on; tcp_nodelay on;
+  keepalive_requests 10000000; keepalive_timeout 120;
+  open_file_cache max=$cache_max inactive=300s; open_file_cache_valid 300s; open_file_cache_errors on;
+  server {
+    listen 127.0.0.1:$ngx_port;
+    root $work/www;
+    location / {
+      default_type "application/json; charset=utf-8";
+      add_header Access-Control-Allow-Origin "*";
+      add_header Access-Control-Allow-Methods "GET";
+      etag off;
+    }
+  }
+}
+EOF
+nginx -c "$work/nginx/nginx.conf" -p "$work/nginx" -e "$work/nginx/logs/error.log"
+
+cat > "$work/random.lua" <<'EOF'
+local names = {}
+init = function(args)
+  for line in io.lines(args[1]) do names[#names + 1] = line end
+  math.randomseed(os.time() + tonumber(tostring({}):sub(8), 16))
+end
+request = function() return wrk.format("GET", "/f75/pkg/" .. names[math.random(#names)]) end
+EOF
+
+log "warm-up"
+wrk -t2 -c100 -d5s -s "$work/random.lua" "http://127.0.0.1:$ngx_port" -- "$work/names.txt" >/dev/null
+wrk -t2 -c100 -d5s -s "$work/random.lua" "http://127.0.0.1:$pk_port" -- "$work/names.txt" >/dev/null
+
+pk_rps=() ngx_rps=() pk_p50=() ngx_p50=() pk_p99=() ngx_p99=()
+for r in $(seq "$rounds"); do
+  o=$(wrk -t2 -c100 -d"${seconds}s" --latency -s "$work/random.lua" "http://127.0.0.1:$ngx_port" -- "$work/names.txt")
+  ngx_rps+=("$(wrk_rps <<<"$o")"); ngx_p50+=("$(wrk_ms 50% <<<"$o")"); ngx_p99+=("$(wrk_ms 99% <<<"$o")")
+  grep -q "Non-2xx" <<<"$o" && { echo "nginx answered errors:" >&2; echo "$o" >&2; exit 1; }
+  o=$(wrk -t2 -c100 -d"${seconds}s" --latency -s "$work/random.lua" "http://127.0.0.1:$pk_port" -- "$work/names.txt")
+  pk_rps+=("$(wrk_rps <<<"$o")"); pk_p50+=("$(wrk_ms 50% <<<"$o")"); pk_p99+=("$(wrk_ms 99% <<<"$o")")
+  grep -q "Non-2xx" <<<"$o" && { echo "packyard answered errors:" >&2; echo "$o" >&2; exit 1; }
+  log "/pkg round $r: nginx ${ngx_rps[-1]}/s, packyard ${pk_rps[-1]}/s"
+done
+
+# ---------------------------------------------------------------- readyz under load
+heavy='/f75/requires/libc.so.6(GLIBC_2.17)(64bit)'
+heavy_count=$(curl -s "http://127.0.0.1:$pk_port$heavy" | grep -o '"co-packages"' | wc -l)
+log "readyz while 200 connections saturate $heavy ($heavy_count packages per answer)"
+cat > "$work/heavy.lua" <<EOF
+request = function() return wrk.format("GET", "$heavy") end
+EOF
+wrk -t1 -c200 -d"$((seconds + 4))s" -s "$work/heavy.lua" "http://127.0.0.1:$pk_port" > "$work/heavy.out" &
+heavy_pid=$!
+sleep 2
+o=$(wrk -t1 -c1 -d"${seconds}s" --latency "http://127.0.0.1:$pk_port/readyz")
+ready_p99=$(wrk_ms 99% <<<"$o"); ready_p50=$(wrk_ms 50% <<<"$o"); ready_max=$(awk '/Latency/ {print $4}' <<<"$o")
+wait "$heavy_pid" || true
+heavy_rps=$(wrk_rps < "$work/heavy.out")
+
+# ---------------------------------------------------------------- report
+med() { printf '%s\n' "$@" | median; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", a/b}'; }
+p_rps=$(med "${pk_rps[@]}"); n_rps=$(med "${ngx_rps[@]}")
+cpus=$(nproc); mem=$(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)
+model=$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)
+{
+  echo "### Core figures ($(date -u +%Y-%m-%dT%H:%MZ))"
+  echo
+  echo "Machine: $cpus cores ($model), $mem, load average at start $(cut -d' ' -f1-3 /proc/loadavg)."
+  echo "Data: \`packyard synth\` $packages packages; medians of $rounds rounds, run alternately."
+  echo
+  echo "| workload | Packyard | peer | ratio (Packyard / peer) | goal |"
+  echo "| --- | --- | --- | --- | --- |"
+  echo "| ingest primary+filelists+other, heap 512 MB (s, lower is better) | $pk_ingest | sqliterepo_c $sq_ingest | $(ratio "$pk_ingest" "$sq_ingest") | ≤ 1.00 |"
+  echo "| \`/f75/pkg/{random name}\`, wrk 100 connections (req/s) | $p_rps | nginx $n_rps | $(ratio "$p_rps" "$n_rps") | ≥ 0.80 |"
+  echo "| same, p50 / p99 latency (ms) | $(med "${pk_p50[@]}") / $(med "${pk_p99[@]}") | nginx $(med "${ngx_p50[@]}") / $(med "${ngx_p99[@]}") | | p99 < 10 ms |"
+  echo "| \`/readyz\` p50 / p99 / max (ms) while 200 connections saturate \`$heavy\` ($heavy_count packages, $heavy_rps req/s) | $ready_p50 / $ready_p99 / $ready_max | | | p99 < 20 ms |"
+  echo "| NDJSON stream of every package ($nd_lines lines, $((nd_bytes / 1048576)) MiB) (s) | $nd_s | | | < 10 s |"
+  echo
+  echo "Ingest breakdown of the last Packyard run (ms): \`$breakdown\`"
+  echo
+  echo "Per round: ingest packyard ${ingest_pk[*]} s, sqliterepo_c ${ingest_sq[*]} s; /pkg packyard ${pk_rps[*]} req/s, nginx ${ngx_rps[*]} req/s."
+  echo "nginx: 2 workers, sendfile, open_file_cache max=$cache_max (the machine's hard limit on open files is $(ulimit -Hn)), access_log off, the same headers."
+} > "$out"
+cat "$out"
