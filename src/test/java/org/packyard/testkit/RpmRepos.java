@@ -1,0 +1,428 @@
+package org.packyard.testkit;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
+import java.security.DigestInputStream;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.Stream;
+import java.util.zip.GZIPInputStream;
+import javax.xml.parsers.DocumentBuilderFactory;
+import javax.xml.parsers.ParserConfigurationException;
+import javax.xml.transform.TransformerException;
+import javax.xml.transform.TransformerFactory;
+import javax.xml.transform.dom.DOMSource;
+import javax.xml.transform.stream.StreamResult;
+import org.apache.commons.compress.compressors.bzip2.BZip2CompressorInputStream;
+import org.apache.commons.compress.compressors.xz.XZCompressorInputStream;
+import org.apache.commons.compress.compressors.zstandard.ZstdCompressorInputStream;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
+import org.xml.sax.SAXException;
+
+/**
+ * Real rpm-md repositories for integration tests: the specs under {@code src/test/resources/specs}
+ * built with rpmbuild, and {@code createrepo_c --database} run over the results, so each
+ * repository has its XML (what Packyard reads) and createrepo_c's sqlite databases (what mdapi
+ * reads), decompressed next to it. Built once per JVM and shared by every test class.
+ *
+ * <pre>{@code
+ * RpmRepos repos = RpmRepos.get();                 // skips the test without rpmbuild/createrepo_c
+ * URI upstream = repos.release().uri();             // file:///.../release/
+ * Path primary = repos.release().database("primary_db");
+ * RpmRepos.Repo fromXml = repos.fromXml(repos.release()); // same XML, sqliterepo_c's databases
+ * }</pre>
+ *
+ * <p>Two repositories: {@code release} (gz XML, bz2 databases) and {@code updates} (xz for
+ * everything, {@code --general-compress-type=xz}), with the packages {@link #BUILDS} puts there.
+ * Builds are deterministic where rpm allows: fixed build host, build time and file times from
+ * the changelog ({@code SOURCE_DATE_EPOCH} when there is none), fixed repository revision.
+ */
+public final class RpmRepos {
+  /** What every build and every repository is dated, when nothing more specific applies. */
+  private static final long EPOCH_SECONDS = 1_700_000_000L;
+  private static final long BUILD_TIMEOUT_SECONDS = 120;
+
+  /** One repository: its tree, and the decompressed sqlite database of each {@code *_db} type. */
+  public record Repo(String name, Path dir, Map<String, Path> databases) {
+    public Repo {
+      databases = Map.copyOf(databases);
+    }
+
+    /** The repository as an upstream URL, {@code file:///.../name/}. */
+    public URI uri() {
+      return dir.toUri();
+    }
+
+    /** The decompressed database of {@code type} ({@code primary_db}, {@code filelists_db}, {@code other_db}). */
+    public Path database(String type) {
+      Path p = databases.get(type);
+      if (p == null) throw new IllegalArgumentException("repository " + name + " has no " + type + ", only " + databases.keySet());
+      return p;
+    }
+  }
+
+  /** One rpmbuild run: a spec with {@code --define}s, the repository its packages go to. */
+  private record Build(String spec, String repo, boolean withSource, List<String> args) {
+    static Build of(String spec, String repo, String... args) {
+      return new Build(spec, repo, false, List.of(args));
+    }
+
+    static Build withSource(String spec, String repo, String... args) {
+      return new Build(spec, repo, true, List.of(args));
+    }
+
+    /** A build of oracle-versions.spec: package {@code name} at {@code [epoch:]version[-release]}. */
+    static Build version(String repo, String name, String evr) {
+      List<String> args = new ArrayList<>(List.of("--define", "pname " + name));
+      int colon = evr.indexOf(':');
+      if (colon >= 0) {
+        args.addAll(List.of("--define", "ep " + evr.substring(0, colon)));
+        evr = evr.substring(colon + 1);
+      }
+      int dash = evr.lastIndexOf('-');
+      args.addAll(List.of("--define", "ver " + (dash >= 0 ? evr.substring(0, dash) : evr)));
+      if (dash >= 0) args.addAll(List.of("--define", "rel " + evr.substring(dash + 1)));
+      return new Build("oracle-versions.spec", repo, false, List.copyOf(args));
+    }
+  }
+
+  public static final String RELEASE = "release";
+  public static final String UPDATES = "updates";
+
+  /**
+   * What goes where. The version pairs are chosen so that mdapi's string ORDER BY and rpm's order
+   * disagree (1.9 vs 1.10, release 2 vs 10, epoch 9 vs 10, {@code ~}, {@code ^}, letters vs
+   * digits, and 1.01 vs 1.1, which rpm holds equal); the updates
+   * repository has a newer oracle-core without -devel, a package of its own, and an oracle-vers
+   * older than release's (a channel hit wins over a newer version in a later channel), and
+   * oracle-core-3compat again, so that mdapi's prefix match shows in the first channel too.
+   */
+  private static final List<Build> BUILDS = List.of(
+      Build.of("oracle-core.spec", RELEASE, "--define", "ver 1.9"),
+      Build.withSource("oracle-split.spec", RELEASE),
+      Build.withSource("oracle-bare.spec", RELEASE),
+      Build.of("oracle-files.spec", RELEASE),
+      Build.of("oracle-latin1.spec", RELEASE),
+      Build.version(RELEASE, "oracle-vers", "1.9-1"),
+      Build.version(RELEASE, "oracle-vers", "1.10-1"),
+      Build.version(RELEASE, "oracle-rels", "1.0-2"),
+      Build.version(RELEASE, "oracle-rels", "1.0-10"),
+      Build.version(RELEASE, "oracle-epoch", "9:1.0-1"),
+      Build.version(RELEASE, "oracle-epoch", "10:0.1-1"),
+      Build.version(RELEASE, "oracle-tilde", "2.0~rc1-1"),
+      Build.version(RELEASE, "oracle-tilde", "2.0-1"),
+      Build.version(RELEASE, "oracle-caret", "2.0^20240101git-1"),
+      Build.version(RELEASE, "oracle-caret", "2.0.1-1"),
+      Build.version(RELEASE, "oracle-alpha", "1.0a-1"),
+      Build.version(RELEASE, "oracle-alpha", "1.0.1-1"),
+      // Equal in rpm's order (leading zeros), different as strings: the first in primary wins.
+      Build.version(RELEASE, "oracle-zeros", "1.01-1"),
+      Build.version(RELEASE, "oracle-zeros", "1.1-1"),
+      // A source whose name starts like another source's followed by '-' and a digit: mdapi's
+      // LIKE 'oracle-core-%' and regex oracle-core-[0-9] take it for oracle-core.
+      Build.version(RELEASE, "oracle-core-3compat", "5:1.0-1"),
+      Build.of("oracle-core.spec", UPDATES, "--define", "ver 1.10", "--without", "devel"),
+      Build.withSource("oracle-new.spec", UPDATES),
+      Build.version(UPDATES, "oracle-vers", "1.8-1"),
+      Build.version(UPDATES, "oracle-core-3compat", "5:1.1-1"));
+
+  private static final Map<String, List<String>> CREATEREPO_ARGS = Map.of(
+      RELEASE, List.of(),
+      UPDATES, List.of("--general-compress-type=xz"));
+
+  private static RpmRepos built;
+  private static AssertionError failure;
+
+  private final Path root;
+  private final Map<String, Repo> repos;
+  private final Map<String, Repo> fromXml = new ConcurrentHashMap<>();
+
+  private RpmRepos(Path root, Map<String, Repo> repos) {
+    this.root = root;
+    this.repos = repos;
+  }
+
+  /**
+   * The repositories, built on first use. Skips the calling test when rpmbuild or createrepo_c is
+   * missing (fails under {@code CI=true}); a failed build fails every later caller the same way.
+   */
+  public static synchronized RpmRepos get() {
+    Tools.require("rpmbuild", "rpm");
+    Tools.require("rpm", "rpm");
+    Tools.require("createrepo_c", "createrepo-c");
+    if (failure != null) throw failure;
+    if (built == null) {
+      try {
+        built = build();
+      } catch (AssertionError | RuntimeException e) {
+        failure = e instanceof AssertionError a ? a : new AssertionError("building the test repositories failed: " + e, e);
+        throw failure;
+      }
+    }
+    return built;
+  }
+
+  public Repo release() {
+    return repos.get(RELEASE);
+  }
+
+  public Repo updates() {
+    return repos.get(UPDATES);
+  }
+
+  public List<Repo> all() {
+    return List.copyOf(repos.values());
+  }
+
+  /**
+   * A copy of {@code repo}'s XML metadata with sqlite databases that {@code sqliterepo_c} made
+   * from that XML (not from rpm headers, as {@code createrepo_c --database} does). Skips the test
+   * without sqliterepo_c.
+   */
+  public Repo fromXml(Repo repo) {
+    Tools.require("sqliterepo_c", "createrepo-c");
+    return fromXml.computeIfAbsent(repo.name(), n -> {
+      try {
+        Path dir = root.resolve("xml-" + n);
+        deleteTree(dir);
+        Path repodata = Files.createDirectories(dir.resolve("repodata"));
+        try (Stream<Path> files = Files.list(repo.dir().resolve("repodata"))) {
+          for (Path f : files.toList()) {
+            String file = f.getFileName().toString();
+            if (file.contains(".sqlite") || file.equals("repomd.xml")) continue;
+            Files.copy(f, repodata.resolve(file));
+          }
+        }
+        writeWithoutDatabases(repo.dir().resolve("repodata/repomd.xml"), repodata.resolve("repomd.xml"));
+        Exec.ok(dir, BUILD_TIMEOUT_SECONDS, "sqliterepo_c", "--quiet", ".");
+        return new Repo(n + " (sqliterepo_c)", dir, databases(dir));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    });
+  }
+
+  /** Copies repomd.xml without its {@code *_db} entries, so sqliterepo_c makes them anew. */
+  private static void writeWithoutDatabases(Path from, Path to) throws IOException {
+    try {
+      DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
+      f.setNamespaceAware(true);
+      Document doc;
+      try (InputStream in = Files.newInputStream(from)) {
+        doc = f.newDocumentBuilder().parse(in);
+      }
+      NodeList data = doc.getDocumentElement().getElementsByTagNameNS("*", "data");
+      for (int i = data.getLength() - 1; i >= 0; i--) {
+        Element d = (Element) data.item(i);
+        if (d.getAttribute("type").endsWith("_db")) d.getParentNode().removeChild(d);
+      }
+      try (OutputStream out = Files.newOutputStream(to)) {
+        TransformerFactory.newInstance().newTransformer().transform(new DOMSource(doc), new StreamResult(out));
+      }
+    } catch (ParserConfigurationException | SAXException | TransformerException e) {
+      throw new IOException("cannot rewrite " + from + ": " + e, e);
+    }
+  }
+
+  private static RpmRepos build() {
+    try {
+      Path root = Files.createTempDirectory("packyard-rpmrepos-");
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteTree(root)));
+      Path specs = specsDir();
+      Map<String, Path> packages = new LinkedHashMap<>();
+      for (String repo : CREATEREPO_ARGS.keySet()) {
+        packages.put(repo, Files.createDirectories(root.resolve(repo).resolve("Packages")));
+      }
+      // Two at a time: the machine is shared, and each build is a fraction of a second.
+      ExecutorService pool = Executors.newFixedThreadPool(2);
+      try {
+        List<Future<?>> running = new ArrayList<>();
+        for (int i = 0; i < BUILDS.size(); i++) {
+          Build b = BUILDS.get(i);
+          Path top = root.resolve("rpmbuild").resolve(String.valueOf(i));
+          running.add(pool.submit(() -> rpmbuild(specs.resolve(b.spec()), top, b, packages.get(b.repo()))));
+        }
+        for (Future<?> f : running) await(f);
+      } finally {
+        pool.shutdownNow();
+      }
+      Map<String, Repo> repos = new LinkedHashMap<>();
+      for (String name : List.of(RELEASE, UPDATES)) {
+        Path dir = root.resolve(name);
+        List<String> cmd = new ArrayList<>(List.of("createrepo_c", "--quiet", "--database",
+            "--revision", String.valueOf(EPOCH_SECONDS), "--set-timestamp-to-revision"));
+        cmd.addAll(CREATEREPO_ARGS.get(name));
+        cmd.add(".");
+        Exec.ok(dir, BUILD_TIMEOUT_SECONDS, cmd.toArray(String[]::new));
+        repos.put(name, new Repo(name, dir, databases(dir)));
+      }
+      return new RpmRepos(root, repos);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static Path specsDir() {
+    URL url = RpmRepos.class.getResource("/specs/oracle-core.spec");
+    if (url == null) throw new AssertionError("specs/oracle-core.spec is not on the test classpath");
+    try {
+      return Path.of(url.toURI()).getParent();
+    } catch (URISyntaxException e) {
+      throw new AssertionError("cannot locate the specs: " + url, e);
+    }
+  }
+
+  private static Void rpmbuild(Path spec, Path top, Build b, Path into) throws IOException {
+    List<String> cmd = new ArrayList<>(List.of("rpmbuild", "--quiet", "--nodeps",
+        "--define", "_topdir " + top,
+        "--define", "_tmppath " + top.resolve("tmp"),
+        "--define", "_buildhost packyard.invalid",
+        "--define", "source_date_epoch_from_changelog 1",
+        "--define", "use_source_date_epoch_as_buildtime 1",
+        "--define", "clamp_mtime_to_source_date_epoch 1"));
+    cmd.addAll(b.args());
+    cmd.add(b.withSource() ? "-ba" : "-bb");
+    cmd.add(spec.toString());
+    Files.createDirectories(top.resolve("tmp"));
+    Exec.Result r = Exec.run(top, Map.of("SOURCE_DATE_EPOCH", String.valueOf(EPOCH_SECONDS)), BUILD_TIMEOUT_SECONDS, cmd);
+    if (r.exit() != 0) throw new AssertionError("rpmbuild failed (exit " + r.exit() + "): " + String.join(" ", cmd) + "\n" + r.output());
+    List<Path> rpms = new ArrayList<>();
+    for (String sub : b.withSource() ? List.of("RPMS", "SRPMS") : List.of("RPMS")) {
+      Path d = top.resolve(sub);
+      if (!Files.isDirectory(d)) continue;
+      try (Stream<Path> s = Files.walk(d)) {
+        s.filter(p -> p.toString().endsWith(".rpm")).forEach(rpms::add);
+      }
+    }
+    if (rpms.isEmpty()) throw new AssertionError("rpmbuild made no packages: " + String.join(" ", cmd) + "\n" + r.output());
+    for (Path rpm : rpms) {
+      Path dst = into.resolve(rpm.getFileName());
+      if (Files.exists(dst)) throw new AssertionError("two builds made " + rpm.getFileName());
+      Files.copy(rpm, dst, StandardCopyOption.COPY_ATTRIBUTES);
+      // createrepo_c records the file's mtime in <time file>: pin it.
+      Files.setLastModifiedTime(dst, FileTime.fromMillis(EPOCH_SECONDS * 1000));
+    }
+    return null;
+  }
+
+  /** Reads repomd.xml and decompresses every {@code *_db} it lists, checking its open-checksum. */
+  private static Map<String, Path> databases(Path dir) throws IOException {
+    Map<String, Path> out = new LinkedHashMap<>();
+    Element repomd;
+    try (InputStream in = Files.newInputStream(dir.resolve("repodata/repomd.xml"))) {
+      DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
+      f.setNamespaceAware(true);
+      repomd = f.newDocumentBuilder().parse(in).getDocumentElement();
+    } catch (Exception e) {
+      throw new IOException("cannot read " + dir.resolve("repodata/repomd.xml") + ": " + e, e);
+    }
+    Path sqlite = Files.createDirectories(dir.resolve("sqlite"));
+    NodeList data = repomd.getElementsByTagNameNS("*", "data");
+    for (int i = 0; i < data.getLength(); i++) {
+      Element d = (Element) data.item(i);
+      String type = d.getAttribute("type");
+      if (!type.endsWith("_db")) continue;
+      String href = ((Element) d.getElementsByTagNameNS("*", "location").item(0)).getAttribute("href");
+      Element open = (Element) d.getElementsByTagNameNS("*", "open-checksum").item(0);
+      Path target = sqlite.resolve(type + ".sqlite");
+      String sha = decompress(dir.resolve(href), target, open.getAttribute("type"));
+      if (!sha.equals(open.getTextContent().trim())) {
+        throw new IOException(href + " decompressed to " + open.getAttribute("type") + " " + sha
+            + ", repomd.xml says " + open.getTextContent().trim());
+      }
+      out.put(type, target);
+    }
+    for (String type : List.of("primary_db", "filelists_db", "other_db")) {
+      if (!out.containsKey(type)) throw new IOException(dir + "/repodata/repomd.xml lists no " + type);
+    }
+    return out;
+  }
+
+  /** Decompresses by file name suffix, as createrepo_c named it; returns the content's digest. */
+  private static String decompress(Path src, Path dst, String checksumType) throws IOException {
+    MessageDigest md;
+    try {
+      md = MessageDigest.getInstance(switch (checksumType) {
+        case "sha", "sha1" -> "SHA-1";
+        case "sha224" -> "SHA-224";
+        case "sha384" -> "SHA-384";
+        case "sha512" -> "SHA-512";
+        default -> "SHA-256";
+      });
+    } catch (NoSuchAlgorithmException e) {
+      throw new IOException(e);
+    }
+    String n = src.getFileName().toString();
+    try (InputStream raw = Files.newInputStream(src);
+        InputStream in = new DigestInputStream(
+            n.endsWith(".bz2") ? new BZip2CompressorInputStream(raw)
+                : n.endsWith(".gz") ? new GZIPInputStream(raw)
+                : n.endsWith(".xz") ? new XZCompressorInputStream(raw)
+                : n.endsWith(".zst") ? new ZstdCompressorInputStream(raw)
+                : n.endsWith(".sqlite") ? raw
+                : unsupported(n), md)) {
+      Files.copy(in, dst, StandardCopyOption.REPLACE_EXISTING);
+    }
+    return HexFormat.of().formatHex(md.digest());
+  }
+
+  private static InputStream unsupported(String name) throws IOException {
+    throw new IOException("no decompressor for " + name);
+  }
+
+  private static void await(Future<?> f) {
+    try {
+      f.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted while building the test repositories", e);
+    } catch (java.util.concurrent.ExecutionException e) {
+      if (e.getCause() instanceof AssertionError a) throw a;
+      throw new AssertionError("building the test repositories failed: " + e.getCause(), e.getCause());
+    }
+  }
+
+  private static void deleteTree(Path root) {
+    if (!Files.exists(root)) return;
+    try {
+      Files.walkFileTree(root, new SimpleFileVisitor<>() {
+        @Override
+        public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+          Files.deleteIfExists(file);
+          return FileVisitResult.CONTINUE;
+        }
+
+        @Override
+        public FileVisitResult postVisitDirectory(Path dir, IOException exc) throws IOException {
+          Files.deleteIfExists(dir);
+          return FileVisitResult.CONTINUE;
+        }
+      });
+    } catch (IOException ignored) {
+      // a temp directory left behind is harmless
+    }
+  }
+}
