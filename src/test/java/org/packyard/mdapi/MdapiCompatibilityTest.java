@@ -13,12 +13,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -29,7 +26,6 @@ import org.packyard.config.Channel;
 import org.packyard.config.Policy;
 import org.packyard.config.RepositoryConfig;
 import org.packyard.mdapi.MdapiOracle.Answer;
-import org.packyard.mdapi.MdapiOracle.Databases;
 import org.packyard.mdapi.MdapiOracle.Deviation;
 import org.packyard.mirror.SyncResult;
 import org.packyard.testkit.JsonDiff;
@@ -41,51 +37,18 @@ import org.packyard.testkit.TestServer;
  * sqlite databases) on real repositories built from {@code src/test/resources/specs}: every
  * package name, every source name and every dependency name of every kind, on two branches.
  *
- * <p>Branch f41 has a release and an updates channel, f40 the same repositories as release and
- * updates-testing. Names are asked on every route, not only where they occur, so misses (404)
+ * <p>Branch f41 has a release, an updates and an empty updates-testing channel, f40 the same
+ * release, and updates as updates-testing. Names are asked on every route, not only where they occur, so misses (404)
  * are compared as well as hits. JSON is compared semantically, lists as multisets.
  */
 class MdapiCompatibilityTest {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final List<String> ROUTES_BY_PACKAGE = List.of("pkg", "files", "changelog");
-  /** Names no repository has, with characters a client must escape. */
-  private static final List<String> UNKNOWN = List.of("no-such-package", "Oracle-Core", "oracle-core ", "ünknown-ünïcode", "with space", "100%", "a+b");
-  /** Characters a client may send unescaped in a path segment (RFC 3986 pchar minus unreserved). */
-  private static final Pattern RAW_SAFE = Pattern.compile("[A-Za-z0-9._~!$&'()*+,;=:@-]+");
-  private static final int SHOWN = 12;
+  private static final List<String> BRANCHES = List.of("f41", "f40");
 
   @TempDir static Path data;
   private static TestServer server;
   private static MdapiOracle mdapi;
   private static MdapiOracle plainMdapi;
-
-  /** The branch layout the test configures, as the oracle sees it. */
-  static Map<String, Map<String, Databases>> branches(RpmRepos.Repo release, RpmRepos.Repo updates) {
-    Map<String, Map<String, Databases>> b = new LinkedHashMap<>();
-    b.put("f41", Map.of("release", Databases.of(release), "updates", Databases.of(updates)));
-    b.put("f40", Map.of("release", Databases.of(release), "updates-testing", Databases.of(updates)));
-    return b;
-  }
-
-  /** Every (route, name) the tests ask on each branch: the whole name space of the repositories. */
-  static List<String[]> routes(MdapiOracle oracle) {
-    List<String[]> out = new ArrayList<>();
-    Set<String> packages = new TreeSet<>(oracle.packageNames());
-    packages.addAll(UNKNOWN);
-    for (String route : ROUTES_BY_PACKAGE) for (String n : packages) out.add(new String[] {route, n});
-    Set<String> sources = new TreeSet<>(oracle.sourceNames());
-    sources.addAll(packages); // binary names that are no source: misses
-    for (String n : sources) out.add(new String[] {"srcpkg", n});
-    for (String kind : MdapiOracle.DEPENDENCY_KINDS) for (String n : dependencyNames(oracle)) out.add(new String[] {kind, n});
-    return out;
-  }
-
-  /** The names of every kind of dependency, so each kind is also asked for the others' names. */
-  static Set<String> dependencyNames(MdapiOracle oracle) {
-    Set<String> all = new TreeSet<>(UNKNOWN);
-    for (String kind : MdapiOracle.DEPENDENCY_KINDS) all.addAll(oracle.dependencyNames(kind));
-    return all;
-  }
 
   @BeforeAll
   static void start() throws Exception {
@@ -93,6 +56,7 @@ class MdapiCompatibilityTest {
     List<RepositoryConfig> configs = List.of(
         repo("f41/release", repos.release(), "f41", Channel.RELEASE),
         repo("f41/updates", repos.updates(), "f41", Channel.UPDATES),
+        repo("f41/updates-testing", repos.empty(), "f41", Channel.UPDATES_TESTING),
         repo("f40/release", repos.release(), "f40", Channel.RELEASE),
         repo("f40/updates-testing", repos.updates(), "f40", Channel.UPDATES_TESTING));
     server = TestServer.start(data, configs);
@@ -100,8 +64,8 @@ class MdapiCompatibilityTest {
       SyncResult r = server.sync(c.name());
       assertThat(r.outcome()).as("sync of " + c.name()).isEqualTo(SyncResult.Outcome.PUBLISHED);
     }
-    mdapi = new MdapiOracle(branches(repos.release(), repos.updates()), Deviation.PACKYARD);
-    plainMdapi = new MdapiOracle(branches(repos.release(), repos.updates()), Deviation.NONE);
+    mdapi = new MdapiOracle(MdapiComparison.branches(repos.release(), repos.updates(), repos.empty()), Deviation.PACKYARD);
+    plainMdapi = new MdapiOracle(MdapiComparison.branches(repos.release(), repos.updates(), repos.empty()), Deviation.NONE);
   }
 
   private static RepositoryConfig repo(String name, RpmRepos.Repo repo, String branch, Channel channel) {
@@ -124,29 +88,17 @@ class MdapiCompatibilityTest {
   @ParameterizedTest(name = "/{0}/")
   @MethodSource("routeKinds")
   void everyName_answersAsMdapi(String route) throws Exception {
-    List<String> names = routes(mdapi).stream().filter(r -> r[0].equals(route)).map(r -> r[1]).toList();
-    List<String> mismatches = new ArrayList<>();
-    int checked = 0, hits = 0;
-    for (String branch : List.of("f41", "f40")) {
-      for (String name : names) {
-        Answer expected = mdapi.get(branch, route, name);
-        if (expected.status() == 200) hits++;
-        for (String path : paths(branch, route, name)) {
-          checked++;
-          String m = mismatch(path, expected, server.get(path));
-          if (m != null) mismatches.add(m);
-        }
-      }
-    }
-    report(route, checked, mismatches);
-    assertThat(hits).as("answers with a package on /" + route + "/").isGreaterThan(1);
+    List<MdapiComparison.Route> routes = MdapiComparison.routes(mdapi).stream().filter(r -> r.route().equals(route)).toList();
+    MdapiComparison.Result r = MdapiComparison.compare(server, mdapi, BRANCHES, routes);
+    r.assertNone("/" + route + "/");
+    assertThat(r.hits()).as("answers with a package on /" + route + "/").isGreaterThan(1);
   }
 
   @Test
   void files_areOrderedByFilenames_asMdapiOrdersThem() throws Exception {
     int lists = 0;
     for (String name : mdapi.packageNames()) {
-      JsonNode files = body(server.get("/f41/files/" + encode(name))).get("files");
+      JsonNode files = body(server.get("/f41/files/" + MdapiComparison.encode(name))).get("files");
       List<String> filenames = new ArrayList<>();
       files.forEach(f -> filenames.add(f.get("filenames").asText()));
       // SQLite's BINARY collation on UTF-8: code point order, not Java's UTF-16 order.
@@ -162,7 +114,7 @@ class MdapiCompatibilityTest {
   void changelogs_areNewestFirst() throws Exception {
     int lists = 0;
     for (String name : mdapi.packageNames()) {
-      JsonNode logs = body(server.get("/f41/changelog/" + encode(name))).get("changelogs");
+      JsonNode logs = body(server.get("/f41/changelog/" + MdapiComparison.encode(name))).get("changelogs");
       List<Long> dates = new ArrayList<>();
       logs.forEach(c -> dates.add(c.get("date").asLong()));
       assertThat(dates).as("/f41/changelog/" + name).isSortedAccordingTo((a, b) -> Long.compare(b, a));
@@ -256,10 +208,10 @@ class MdapiCompatibilityTest {
   @Test
   void everyDeviation_changesSomeAnswers() {
     RpmRepos repos = RpmRepos.get();
-    List<String[]> routes = routes(mdapi);
+    List<MdapiComparison.Route> routes = MdapiComparison.routes(mdapi);
     Map<String, Answer> packyard = new LinkedHashMap<>();
-    for (String branch : List.of("f41", "f40")) {
-      for (String[] r : routes) packyard.put("/" + branch + "/" + r[0] + "/" + r[1], mdapi.get(branch, r[0], r[1]));
+    for (String branch : BRANCHES) {
+      for (MdapiComparison.Route r : routes) packyard.put(r.path(branch), mdapi.get(branch, r.route(), r.name()));
     }
     Map<Deviation, Integer> changed = new LinkedHashMap<>();
     StringBuilder log = new StringBuilder();
@@ -267,11 +219,12 @@ class MdapiCompatibilityTest {
       Set<Deviation> without = EnumSet.allOf(Deviation.class);
       without.remove(d);
       List<String> diffs = new ArrayList<>();
-      try (MdapiOracle other = new MdapiOracle(branches(repos.release(), repos.updates()), without)) {
-        for (String branch : List.of("f41", "f40")) {
-          for (String[] r : routes) {
-            String path = "/" + branch + "/" + r[0] + "/" + r[1];
-            if (!sameAnswer(packyard.get(path), other.get(branch, r[0], r[1]))) diffs.add(path);
+      try (MdapiOracle other = new MdapiOracle(MdapiComparison.branches(repos.release(), repos.updates(), repos.empty()), without)) {
+        for (String branch : BRANCHES) {
+          for (MdapiComparison.Route r : routes) {
+            if (!MdapiComparison.same(packyard.get(r.path(branch)), other.get(branch, r.route(), r.name()))) {
+              diffs.add(r.path(branch));
+            }
           }
         }
       }
@@ -283,93 +236,11 @@ class MdapiCompatibilityTest {
     assertThat(changed).allSatisfy((d, n) -> assertThat(n).as(d.name()).isPositive());
   }
 
-  private static boolean sameAnswer(Answer a, Answer b) {
-    if (a.status() != b.status()) return false;
-    if (a.status() != 200) return a.text().equals(b.text());
-    return JsonDiff.diff(a.json(), b.json()) == null;
-  }
-
   private static String field(MdapiOracle oracle, String branch, String route, String name, String field) {
     Answer a = oracle.get(branch, route, name);
     assertThat(a.status()).as("/" + branch + "/" + route + "/" + name).isEqualTo(200);
     JsonNode v = a.json().get(field);
     return v == null || v.isNull() ? null : v.asText();
-  }
-
-  /** The percent-encoded path, and the raw one too when a client may send it unescaped. */
-  private static List<String> paths(String branch, String route, String name) {
-    Set<String> out = new LinkedHashSet<>();
-    out.add("/" + branch + "/" + route + "/" + encode(name));
-    if (RAW_SAFE.matcher(name).matches()) out.add("/" + branch + "/" + route + "/" + name);
-    return List.copyOf(out);
-  }
-
-  /** Percent-encodes every byte of the UTF-8 form but RFC 3986's unreserved characters. */
-  static String encode(String name) {
-    StringBuilder b = new StringBuilder();
-    for (byte x : name.getBytes(StandardCharsets.UTF_8)) {
-      int c = x & 0xff;
-      if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || "-._~".indexOf(c) >= 0) {
-        b.append((char) c);
-      } else {
-        b.append('%').append(String.format("%02X", c));
-      }
-    }
-    return b.toString();
-  }
-
-  /** Null when Packyard's response is mdapi's answer, else what differs, readable. */
-  private static String mismatch(String path, Answer expected, HttpResponse<String> actual) {
-    StringBuilder m = new StringBuilder();
-    if (!"*".equals(actual.headers().firstValue("Access-Control-Allow-Origin").orElse(null))
-        || !"GET".equals(actual.headers().firstValue("Access-Control-Allow-Methods").orElse(null))) {
-      m.append("CORS headers missing: ").append(actual.headers().map()).append('\n');
-    }
-    if (actual.statusCode() != expected.status()) {
-      m.append("status ").append(actual.statusCode()).append(", mdapi says ").append(expected.status())
-          .append("\nPackyard: ").append(abbreviate(actual.body())).append("\nmdapi:    ")
-          .append(expected.status() == 200 ? abbreviate(expected.json().toString()) : expected.text()).append('\n');
-    } else if (expected.status() != 200) {
-      if (!actual.body().equals(expected.text())) {
-        m.append("body ").append(quote(actual.body())).append(", mdapi says ").append(quote(expected.text())).append('\n');
-      }
-    } else {
-      String type = actual.headers().firstValue("Content-Type").orElse("");
-      if (!type.startsWith("application/json")) m.append("Content-Type ").append(type).append('\n');
-      JsonNode got;
-      try {
-        got = JSON.readTree(actual.body());
-      } catch (Exception e) {
-        return "GET " + path + "\nnot JSON: " + abbreviate(actual.body());
-      }
-      String diff = JsonDiff.diff(expected.json(), withoutExtraNames(expected.json(), got));
-      if (diff != null) m.append(diff);
-    }
-    return m.isEmpty() ? null : "GET " + path + "\n" + m;
-  }
-
-  /**
-   * The oracle adds {@code name} to package objects as Packyard does ({@link Deviation#NAME_FIELD});
-   * the contract only allows it, so a Packyard without it is not a mismatch.
-   */
-  private static JsonNode withoutExtraNames(JsonNode expected, JsonNode actual) {
-    if (actual.isObject() && expected.isObject() && expected.has("co-packages") && !actual.has("name")) {
-      ((ObjectNode) expected).remove("name");
-    }
-    if (actual.isArray() && expected.isArray()) {
-      boolean anyName = false;
-      for (JsonNode p : actual) anyName |= p.has("name");
-      if (!anyName) for (JsonNode p : expected) ((ObjectNode) p).remove("name");
-    }
-    return actual;
-  }
-
-  private static void report(String route, int checked, List<String> mismatches) {
-    assertThat(checked).as("requests on /" + route + "/").isGreaterThan(10);
-    if (mismatches.isEmpty()) return;
-    fail(mismatches.size() + " of " + checked + " answers on /" + route + "/ differ from mdapi's (first "
-        + Math.min(SHOWN, mismatches.size()) + "):\n\n"
-        + String.join("\n", mismatches.subList(0, Math.min(SHOWN, mismatches.size()))));
   }
 
   private static void assertError(String path, int status, String body) throws Exception {
@@ -388,13 +259,5 @@ class MdapiCompatibilityTest {
   private static JsonNode body(HttpResponse<String> r) throws Exception {
     assertThat(r.statusCode()).as(r.uri().toString()).isEqualTo(200);
     return JSON.readTree(r.body());
-  }
-
-  private static String abbreviate(String s) {
-    return s.length() <= 400 ? s : s.substring(0, 400) + "...";
-  }
-
-  private static String quote(String s) {
-    return "\"" + s.replace("\n", "\\n") + "\"";
   }
 }

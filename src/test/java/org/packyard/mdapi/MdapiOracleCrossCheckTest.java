@@ -62,18 +62,18 @@ class MdapiOracleCrossCheckTest {
   void sqliterepoDatabases_giveTheSameAnswers() {
     RpmRepos repos = RpmRepos.get();
     Map<String, Map<String, MdapiOracle.Databases>> fromHeaders =
-        MdapiCompatibilityTest.branches(repos.release(), repos.updates());
+        MdapiComparison.branches(repos.release(), repos.updates(), repos.empty());
     Map<String, Map<String, MdapiOracle.Databases>> fromXml =
-        MdapiCompatibilityTest.branches(repos.fromXml(repos.release()), repos.fromXml(repos.updates()));
+        MdapiComparison.branches(repos.fromXml(repos.release()), repos.fromXml(repos.updates()), repos.fromXml(repos.empty()));
     List<String> differences = new ArrayList<>();
     int checked = 0;
     for (Set<Deviation> deviations : List.of(Deviation.NONE, Deviation.PACKYARD)) {
       try (MdapiOracle a = new MdapiOracle(fromHeaders, deviations); MdapiOracle b = new MdapiOracle(fromXml, deviations)) {
         for (String branch : fromHeaders.keySet()) {
-          for (String[] r : MdapiCompatibilityTest.routes(a)) {
-            Answer x = a.get(branch, r[0], r[1]), y = b.get(branch, r[0], r[1]);
+          for (MdapiComparison.Route r : MdapiComparison.routes(a)) {
+            Answer x = a.get(branch, r.route(), r.name()), y = b.get(branch, r.route(), r.name());
             checked++;
-            String path = "/" + branch + "/" + r[0] + "/" + r[1] + (deviations.isEmpty() ? " (plain mdapi)" : "");
+            String path = r.path(branch) + (deviations.isEmpty() ? " (plain mdapi)" : "");
             if (x.status() != y.status()) {
               differences.add(path + ": status " + x.status() + " from headers, " + y.status() + " from XML");
             } else if (x.status() == 200 && JsonDiff.diff(x.json(), y.json()) != null) {

@@ -55,8 +55,9 @@ import org.xml.sax.SAXException;
  * RpmRepos.Repo fromXml = repos.fromXml(repos.release()); // same XML, sqliterepo_c's databases
  * }</pre>
  *
- * <p>Two repositories: {@code release} (gz XML, bz2 databases) and {@code updates} (xz for
- * everything, {@code --general-compress-type=xz}), with the packages {@link #BUILDS} puts there.
+ * <p>Four repositories: {@code release} (gz XML, bz2 databases), {@code updates} (xz for
+ * everything, {@code --general-compress-type=xz}), {@code updates-next} (the same a day later),
+ * with the packages {@link #BUILDS} puts there, and {@code empty} (gz databases).
  * Builds are deterministic where rpm allows: fixed build host, build time and file times from
  * the changelog ({@code SOURCE_DATE_EPOCH} when there is none), fixed repository revision.
  */
@@ -84,18 +85,18 @@ public final class RpmRepos {
     }
   }
 
-  /** One rpmbuild run: a spec with {@code --define}s, the repository its packages go to. */
-  private record Build(String spec, String repo, boolean withSource, List<String> args) {
-    static Build of(String spec, String repo, String... args) {
-      return new Build(spec, repo, false, List.of(args));
+  /** One rpmbuild run: a spec with {@code --define}s, the repositories its packages go to. */
+  private record Build(String spec, List<String> repos, boolean withSource, List<String> args) {
+    static Build of(String spec, List<String> repos, String... args) {
+      return new Build(spec, repos, false, List.of(args));
     }
 
-    static Build withSource(String spec, String repo, String... args) {
-      return new Build(spec, repo, true, List.of(args));
+    static Build withSource(String spec, List<String> repos, String... args) {
+      return new Build(spec, repos, true, List.of(args));
     }
 
     /** A build of oracle-versions.spec: package {@code name} at {@code [epoch:]version[-release]}. */
-    static Build version(String repo, String name, String evr) {
+    static Build version(List<String> repos, String name, String evr) {
       List<String> args = new ArrayList<>(List.of("--define", "pname " + name));
       int colon = evr.indexOf(':');
       if (colon >= 0) {
@@ -105,53 +106,66 @@ public final class RpmRepos {
       int dash = evr.lastIndexOf('-');
       args.addAll(List.of("--define", "ver " + (dash >= 0 ? evr.substring(0, dash) : evr)));
       if (dash >= 0) args.addAll(List.of("--define", "rel " + evr.substring(dash + 1)));
-      return new Build("oracle-versions.spec", repo, false, List.copyOf(args));
+      return new Build("oracle-versions.spec", repos, false, List.copyOf(args));
     }
   }
 
   public static final String RELEASE = "release";
   public static final String UPDATES = "updates";
+  /** The updates repository a day later: oracle-core and oracle-new updated, oracle-vers gone. */
+  public static final String UPDATES_NEXT = "updates-next";
+  /** A repository without packages, as a fresh updates-testing is. */
+  public static final String EMPTY = "empty";
+
+  private static final List<String> R = List.of(RELEASE);
+  private static final List<String> U = List.of(UPDATES);
+  private static final List<String> N = List.of(UPDATES_NEXT);
+  private static final List<String> UN = List.of(UPDATES, UPDATES_NEXT);
 
   /**
    * What goes where. The version pairs are chosen so that mdapi's string ORDER BY and rpm's order
    * disagree (1.9 vs 1.10, release 2 vs 10, epoch 9 vs 10, {@code ~}, {@code ^}, letters vs
-   * digits, and 1.01 vs 1.1, which rpm holds equal); the updates
-   * repository has a newer oracle-core without -devel, a package of its own, and an oracle-vers
-   * older than release's (a channel hit wins over a newer version in a later channel), and
-   * oracle-core-3compat again, so that mdapi's prefix match shows in the first channel too.
+   * digits, and 1.01 vs 1.1, which rpm holds equal); the updates repository has a newer
+   * oracle-core without -devel, a package of its own, an oracle-vers older than release's (a
+   * channel hit wins over a newer version in a later channel), and oracle-core-3compat again, so
+   * that mdapi's prefix match shows in the first channel too.
    */
   private static final List<Build> BUILDS = List.of(
-      Build.of("oracle-core.spec", RELEASE, "--define", "ver 1.9"),
-      Build.withSource("oracle-split.spec", RELEASE),
-      Build.withSource("oracle-bare.spec", RELEASE),
-      Build.of("oracle-files.spec", RELEASE),
-      Build.of("oracle-latin1.spec", RELEASE),
-      Build.version(RELEASE, "oracle-vers", "1.9-1"),
-      Build.version(RELEASE, "oracle-vers", "1.10-1"),
-      Build.version(RELEASE, "oracle-rels", "1.0-2"),
-      Build.version(RELEASE, "oracle-rels", "1.0-10"),
-      Build.version(RELEASE, "oracle-epoch", "9:1.0-1"),
-      Build.version(RELEASE, "oracle-epoch", "10:0.1-1"),
-      Build.version(RELEASE, "oracle-tilde", "2.0~rc1-1"),
-      Build.version(RELEASE, "oracle-tilde", "2.0-1"),
-      Build.version(RELEASE, "oracle-caret", "2.0^20240101git-1"),
-      Build.version(RELEASE, "oracle-caret", "2.0.1-1"),
-      Build.version(RELEASE, "oracle-alpha", "1.0a-1"),
-      Build.version(RELEASE, "oracle-alpha", "1.0.1-1"),
+      Build.of("oracle-core.spec", R, "--define", "ver 1.9"),
+      Build.withSource("oracle-split.spec", R),
+      Build.withSource("oracle-bare.spec", R),
+      Build.of("oracle-files.spec", R),
+      Build.of("oracle-latin1.spec", R),
+      Build.version(R, "oracle-vers", "1.9-1"),
+      Build.version(R, "oracle-vers", "1.10-1"),
+      Build.version(R, "oracle-rels", "1.0-2"),
+      Build.version(R, "oracle-rels", "1.0-10"),
+      Build.version(R, "oracle-epoch", "9:1.0-1"),
+      Build.version(R, "oracle-epoch", "10:0.1-1"),
+      Build.version(R, "oracle-tilde", "2.0~rc1-1"),
+      Build.version(R, "oracle-tilde", "2.0-1"),
+      Build.version(R, "oracle-caret", "2.0^20240101git-1"),
+      Build.version(R, "oracle-caret", "2.0.1-1"),
+      Build.version(R, "oracle-alpha", "1.0a-1"),
+      Build.version(R, "oracle-alpha", "1.0.1-1"),
       // Equal in rpm's order (leading zeros), different as strings: the first in primary wins.
-      Build.version(RELEASE, "oracle-zeros", "1.01-1"),
-      Build.version(RELEASE, "oracle-zeros", "1.1-1"),
+      Build.version(R, "oracle-zeros", "1.01-1"),
+      Build.version(R, "oracle-zeros", "1.1-1"),
       // A source whose name starts like another source's followed by '-' and a digit: mdapi's
       // LIKE 'oracle-core-%' and regex oracle-core-[0-9] take it for oracle-core.
-      Build.version(RELEASE, "oracle-core-3compat", "5:1.0-1"),
-      Build.of("oracle-core.spec", UPDATES, "--define", "ver 1.10", "--without", "devel"),
-      Build.withSource("oracle-new.spec", UPDATES),
-      Build.version(UPDATES, "oracle-vers", "1.8-1"),
-      Build.version(UPDATES, "oracle-core-3compat", "5:1.1-1"));
+      Build.version(R, "oracle-core-3compat", "5:1.0-1"),
+      Build.of("oracle-core.spec", U, "--define", "ver 1.10", "--without", "devel"),
+      Build.withSource("oracle-new.spec", U),
+      Build.version(U, "oracle-vers", "1.8-1"),
+      Build.version(UN, "oracle-core-3compat", "5:1.1-1"),
+      Build.of("oracle-core.spec", N, "--define", "ver 1.11", "--without", "devel"),
+      Build.withSource("oracle-new.spec", N, "--define", "ver 1.1"));
 
   private static final Map<String, List<String>> CREATEREPO_ARGS = Map.of(
       RELEASE, List.of(),
-      UPDATES, List.of("--general-compress-type=xz"));
+      UPDATES, List.of("--general-compress-type=xz"),
+      UPDATES_NEXT, List.of("--general-compress-type=xz"),
+      EMPTY, List.of("--compress-type=gz"));
 
   private static RpmRepos built;
   private static AssertionError failure;
@@ -191,6 +205,16 @@ public final class RpmRepos {
 
   public Repo updates() {
     return repos.get(UPDATES);
+  }
+
+  /** A repository with no packages (gz databases). */
+  public Repo empty() {
+    return repos.get(EMPTY);
+  }
+
+  /** {@link #updates()} a day later, for tests of a changing upstream. */
+  public Repo updatesNext() {
+    return repos.get(UPDATES_NEXT);
   }
 
   public List<Repo> all() {
@@ -263,14 +287,15 @@ public final class RpmRepos {
         for (int i = 0; i < BUILDS.size(); i++) {
           Build b = BUILDS.get(i);
           Path top = root.resolve("rpmbuild").resolve(String.valueOf(i));
-          running.add(pool.submit(() -> rpmbuild(specs.resolve(b.spec()), top, b, packages.get(b.repo()))));
+          List<Path> into = b.repos().stream().map(packages::get).toList();
+          running.add(pool.submit(() -> rpmbuild(specs.resolve(b.spec()), top, b, into)));
         }
         for (Future<?> f : running) await(f);
       } finally {
         pool.shutdownNow();
       }
       Map<String, Repo> repos = new LinkedHashMap<>();
-      for (String name : List.of(RELEASE, UPDATES)) {
+      for (String name : List.of(RELEASE, UPDATES, UPDATES_NEXT, EMPTY)) {
         Path dir = root.resolve(name);
         List<String> cmd = new ArrayList<>(List.of("createrepo_c", "--quiet", "--database",
             "--revision", String.valueOf(EPOCH_SECONDS), "--set-timestamp-to-revision"));
@@ -295,14 +320,16 @@ public final class RpmRepos {
     }
   }
 
-  private static Void rpmbuild(Path spec, Path top, Build b, Path into) throws IOException {
+  private static Void rpmbuild(Path spec, Path top, Build b, List<Path> into) throws IOException {
     List<String> cmd = new ArrayList<>(List.of("rpmbuild", "--quiet", "--nodeps",
         "--define", "_topdir " + top,
         "--define", "_tmppath " + top.resolve("tmp"),
         "--define", "_buildhost packyard.invalid",
         "--define", "source_date_epoch_from_changelog 1",
         "--define", "use_source_date_epoch_as_buildtime 1",
-        "--define", "clamp_mtime_to_source_date_epoch 1"));
+        "--define", "clamp_mtime_to_source_date_epoch 1",
+        // The brp-* scripts (strip, compress man pages...) have nothing to do here and take half the time.
+        "--define", "__os_install_post %{nil}"));
     cmd.addAll(b.args());
     cmd.add(b.withSource() ? "-ba" : "-bb");
     cmd.add(spec.toString());
@@ -319,11 +346,13 @@ public final class RpmRepos {
     }
     if (rpms.isEmpty()) throw new AssertionError("rpmbuild made no packages: " + String.join(" ", cmd) + "\n" + r.output());
     for (Path rpm : rpms) {
-      Path dst = into.resolve(rpm.getFileName());
-      if (Files.exists(dst)) throw new AssertionError("two builds made " + rpm.getFileName());
-      Files.copy(rpm, dst, StandardCopyOption.COPY_ATTRIBUTES);
-      // createrepo_c records the file's mtime in <time file>: pin it.
-      Files.setLastModifiedTime(dst, FileTime.fromMillis(EPOCH_SECONDS * 1000));
+      for (Path dir : into) {
+        Path dst = dir.resolve(rpm.getFileName());
+        if (Files.exists(dst)) throw new AssertionError("two builds made " + rpm.getFileName());
+        Files.copy(rpm, dst, StandardCopyOption.COPY_ATTRIBUTES);
+        // createrepo_c records the file's mtime in <time file>: pin it.
+        Files.setLastModifiedTime(dst, FileTime.fromMillis(EPOCH_SECONDS * 1000));
+      }
     }
     return null;
   }
