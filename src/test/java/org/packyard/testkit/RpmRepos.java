@@ -57,7 +57,8 @@ import org.xml.sax.SAXException;
  *
  * <p>Four repositories: {@code release} (gz XML, bz2 databases), {@code updates} (xz for
  * everything, {@code --general-compress-type=xz}), {@code updates-next} (the same a day later),
- * with the packages {@link #BUILDS} puts there, and {@code empty} (gz databases).
+ * with the packages {@link #BUILDS} puts there, and {@code empty} (gz databases). Release has a
+ * comps group file and updates an updateinfo, as Fedora's do.
  * Builds are deterministic where rpm allows: fixed build host, build time and file times from
  * the changelog ({@code SOURCE_DATE_EPOCH} when there is none), fixed repository revision.
  */
@@ -161,11 +162,16 @@ public final class RpmRepos {
       Build.of("oracle-core.spec", N, "--define", "ver 1.11", "--without", "devel"),
       Build.withSource("oracle-new.spec", N, "--define", "ver 1.1"));
 
+  /** createrepo_c's options per repository; {@code @comps.xml} names a file under /repodata/ on the classpath. */
   private static final Map<String, List<String>> CREATEREPO_ARGS = Map.of(
-      RELEASE, List.of(),
+      RELEASE, List.of("--groupfile", "@comps.xml"),
       UPDATES, List.of("--general-compress-type=xz"),
       UPDATES_NEXT, List.of("--general-compress-type=xz"),
       EMPTY, List.of("--compress-type=gz"));
+
+  /** Extra metadata added with modifyrepo_c afterwards, as Fedora's updates repositories carry it. */
+  private static final Map<String, List<String>> MODIFYREPO = Map.of(UPDATES, List.of("updateinfo.xml"),
+      UPDATES_NEXT, List.of("updateinfo.xml"));
 
   private static RpmRepos built;
   private static AssertionError failure;
@@ -299,9 +305,12 @@ public final class RpmRepos {
         Path dir = root.resolve(name);
         List<String> cmd = new ArrayList<>(List.of("createrepo_c", "--quiet", "--database",
             "--revision", String.valueOf(EPOCH_SECONDS), "--set-timestamp-to-revision"));
-        cmd.addAll(CREATEREPO_ARGS.get(name));
+        for (String arg : CREATEREPO_ARGS.get(name)) cmd.add(arg.startsWith("@") ? resource(arg.substring(1)).toString() : arg);
         cmd.add(".");
         Exec.ok(dir, BUILD_TIMEOUT_SECONDS, cmd.toArray(String[]::new));
+        for (String extra : MODIFYREPO.getOrDefault(name, List.of())) {
+          Exec.ok(dir, BUILD_TIMEOUT_SECONDS, "modifyrepo_c", "--compress-type=xz", resource(extra).toString(), "repodata");
+        }
         repos.put(name, new Repo(name, dir, databases(dir)));
       }
       return new RpmRepos(root, repos);
@@ -311,12 +320,20 @@ public final class RpmRepos {
   }
 
   private static Path specsDir() {
-    URL url = RpmRepos.class.getResource("/specs/oracle-core.spec");
-    if (url == null) throw new AssertionError("specs/oracle-core.spec is not on the test classpath");
+    return classpathFile("/specs/oracle-core.spec").getParent();
+  }
+
+  private static Path resource(String repodataFile) {
+    return classpathFile("/repodata/" + repodataFile);
+  }
+
+  private static Path classpathFile(String name) {
+    URL url = RpmRepos.class.getResource(name);
+    if (url == null) throw new AssertionError(name + " is not on the test classpath");
     try {
-      return Path.of(url.toURI()).getParent();
+      return Path.of(url.toURI());
     } catch (URISyntaxException e) {
-      throw new AssertionError("cannot locate the specs: " + url, e);
+      throw new AssertionError("cannot locate " + url, e);
     }
   }
 
