@@ -143,7 +143,8 @@ class MdapiCompatibilityTest {
   /** aiohttp answers paths no route matches with its 404, through the CORS middleware. */
   @Test
   void unmatchedPaths_are404WithCors() throws Exception {
-    for (String path : List.of("/f41/pkg/", "/f41/nosuchroute/oracle-core", "/f41/pkg/oracle-core/extra", "/f41/files")) {
+    for (String path : List.of("/f41/pkg/", "/f41/nosuchroute/oracle-core", "/f41/pkg/oracle-core/",
+        "/f41/pkg/oracle-core/extra", "/f41/files")) {
       assertError(path, 404, "404: Not Found");
     }
   }

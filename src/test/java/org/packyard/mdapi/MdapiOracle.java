@@ -4,10 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -15,16 +11,14 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.EnumSet;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
-import org.packyard.testkit.Exec;
+import org.packyard.testkit.RpmOrder;
 import org.packyard.testkit.RpmRepos;
 
 /**
@@ -43,9 +37,8 @@ import org.packyard.testkit.RpmRepos;
  * }
  * }</pre>
  *
- * <p>Newest-version choices use rpm's own comparison: the constructor asks {@code rpm} (its Lua
- * {@code rpm.ver}) to rank every package EVR once, so the oracle shares no code with Packyard's
- * {@code RpmVersion}.
+ * <p>Newest-version choices use rpm's own comparison: the constructor has {@link RpmOrder} rank
+ * every package EVR with rpm once, so the oracle shares no code with Packyard's {@code RpmVersion}.
  */
 final class MdapiOracle implements AutoCloseable {
   /** mdapi's channel lookup order; {@code release} is the base repository (mdapi's {@code None}). */
@@ -164,7 +157,7 @@ final class MdapiOracle implements AutoCloseable {
         evrs.add(evr(row.get(0), row.get(1), row.get(2)));
       }
     }
-    this.rpmRank = rpmRank(evrs);
+    this.rpmRank = RpmOrder.rank(evrs);
   }
 
   /** Every distinct package name in the oracle's databases. */
@@ -504,48 +497,6 @@ final class MdapiOracle implements AutoCloseable {
         throw new IllegalStateException("cannot open " + p + ": " + e.getMessage(), e);
       }
     });
-  }
-
-  /**
-   * Ranks {@code evrs} ({@code E:V-R}) in rpm's order with rpm itself: rank = how many are older,
-   * so equal EVRs (rpm-equal, not only string-equal) get equal ranks.
-   */
-  private static Map<String, Integer> rpmRank(Collection<String> evrs) {
-    List<String> list = new ArrayList<>(evrs);
-    try {
-      Path dir = Files.createTempDirectory("mdapi-oracle-");
-      try {
-        Path data = dir.resolve("evrs.txt");
-        Path script = dir.resolve("rank.lua");
-        Files.write(data, list, StandardCharsets.UTF_8);
-        Files.writeString(script, """
-            local evrs = {}
-            for line in io.lines("%s") do evrs[#evrs + 1] = rpm.ver(line) end
-            local out = {}
-            for i, a in ipairs(evrs) do
-              local older = 0
-              for j, b in ipairs(evrs) do if b < a then older = older + 1 end end
-              out[#out + 1] = "rank " .. older
-            end
-            print(table.concat(out, "\\n"))
-            """.formatted(data.toString().replace("\\", "\\\\").replace("\"", "\\\"")));
-        String output = Exec.ok(dir, 60, "rpm", "--eval", "%{lua: dofile(\"" + script + "\")}");
-        List<String> ranks = output.lines().filter(l -> l.startsWith("rank ")).toList();
-        if (ranks.size() != list.size()) {
-          throw new IllegalStateException("rpm ranked " + ranks.size() + " of " + list.size() + " EVRs:\n" + output);
-        }
-        Map<String, Integer> out = new LinkedHashMap<>();
-        for (int i = 0; i < list.size(); i++) out.put(list.get(i), Integer.parseInt(ranks.get(i).substring(5).trim()));
-        return out;
-      } finally {
-        try (var s = Files.list(dir)) {
-          for (Path p : s.toList()) Files.delete(p);
-        }
-        Files.delete(dir);
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 
   @Override
