@@ -189,6 +189,9 @@ class MdapiCompatibilityTest {
     assertThat(field(mdapi, "f41", "pkg", "oracle-split", "basename")).isEqualTo("oracle-split");
     assertThat(field(mdapi, "f41", "pkg", "oracle-bare", "url")).isNull();
     assertThat(field(mdapi, "f41", "pkg", "oracle-bare", "description")).isNull();
+    assertThat(field(mdapi, "f41", "pkg", "oracle-multilib", "arch")).isEqualTo("i686"); // a tie: first in primary
+    assertThat(mdapi.get("f41", "pkg", "oracle-multilib").json().get("co-packages")).hasSize(2); // DISTINCT
+    assertThat(mdapi.get("f41", "provides", "oracle-multilib-libs(x86-64)").status()).isEqualTo(200);
 
     // Plain mdapi, bugs included: string order, the prefix match, the missing break.
     assertThat(field(plainMdapi, "f41", "pkg", "oracle-rels", "release")).isEqualTo("2");
