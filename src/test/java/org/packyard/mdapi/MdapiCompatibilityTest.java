@@ -192,6 +192,9 @@ class MdapiCompatibilityTest {
     assertThat(field(mdapi, "f41", "pkg", "oracle-multilib", "arch")).isEqualTo("i686"); // a tie: first in primary
     assertThat(mdapi.get("f41", "pkg", "oracle-multilib").json().get("co-packages")).hasSize(2); // DISTINCT
     assertThat(mdapi.get("f41", "provides", "oracle-multilib-libs(x86-64)").status()).isEqualTo(200);
+    for (String kind : MdapiOracle.DEPENDENCY_KINDS) { // one row per matching entry, as mdapi's JOIN
+      assertThat(mdapi.get("f41", kind, "oracle-flagged-" + kind).json()).as(kind).hasSize(6);
+    }
 
     // Plain mdapi, bugs included: string order, the prefix match, the missing break.
     assertThat(field(plainMdapi, "f41", "pkg", "oracle-rels", "release")).isEqualTo("2");

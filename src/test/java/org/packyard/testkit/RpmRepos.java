@@ -117,6 +117,7 @@ public final class RpmRepos {
       Build.withSource("oracle-bare.spec", R),
       Build.of("oracle-files.spec", R),
       Build.of("oracle-latin1.spec", R),
+      Build.of("oracle-flags.spec", R),
       Build.of("oracle-multilib.spec", R, "--target", "x86_64"),
       Build.of("oracle-multilib.spec", R, "--target", "i686"),
       Build.version(R, "oracle-vers", "1.9-1"),
