@@ -86,7 +86,8 @@ final class JsonRecords {
       String path = f.path();
       int slash = path.lastIndexOf('/');
       String dir = slash < 0 ? "." : slash == 0 ? "/" : path.substring(0, slash);
-      String base = path.substring(slash + 1);
+      // createrepo_c names the root directory itself "/" within "/": owning / and /usr is "//usr".
+      String base = path.equals("/") ? "/" : path.substring(slash + 1);
       StringBuilder[] acc = dirs.computeIfAbsent(dir, d -> new StringBuilder[] {new StringBuilder(), new StringBuilder()});
       if (!acc[0].isEmpty()) acc[0].append('/');
       acc[0].append(base);
