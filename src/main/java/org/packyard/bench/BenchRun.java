@@ -13,9 +13,10 @@ import org.HdrHistogram.Histogram;
  * the progress line. {@link #run} returns when the run has ended by itself (its duration or
  * request count) or after {@link #stop}.
  */
-public final class BenchRun {
+final class BenchRun {
   private static final long SECOND = 1_000_000_000L;
   static final int SERIES_CAPACITY = 1200;
+  private static final long END_GRACE_SECONDS = 10;
 
   private final BenchOptions options;
   private final Target target;
@@ -41,7 +42,7 @@ public final class BenchRun {
   }
 
   /** Ends the run early (Ctrl-C); {@link #run} still returns a report of what was measured. */
-  public void stop() {
+  void stop() {
     stopped = true;
     EventLoop[] ls = loops;
     if (ls != null) for (EventLoop l : ls) l.stop();
@@ -53,7 +54,7 @@ public final class BenchRun {
     return Math.max(1, Math.min(Runtime.getRuntime().availableProcessors(), clients));
   }
 
-  public Report run() throws InterruptedException {
+  Report run() throws InterruptedException {
     int n = eventLoops();
     long durationNanos = options.duration() == null ? 0 : options.duration().toNanos();
     Plan plan = new Plan(System.nanoTime() + 20_000_000L, options.warmup().toNanos(), durationNanos, options.requests(),
@@ -106,6 +107,7 @@ public final class BenchRun {
       if (l.failure() != null) throw new IllegalStateException("event loop " + l.index + " failed: " + l.failure(), l.failure());
     }
     progress.end();
+    if (stopped) notes.add("the run was stopped before its end; the figures cover the time it ran");
     return new ReportBuilder(options, phases, ls, s, notes, started, server).build();
   }
 
@@ -136,10 +138,17 @@ public final class BenchRun {
     double generatorCpuMax = Double.NaN;
     long measuredEnd;
     private long last;
+    // Reused every second, so that sampling does not make garbage (a GC pause would land in the latencies).
+    private final Histogram iTtfb = new Histogram(3);
+    private final Histogram iBody = new Histogram(3);
+    private final Histogram iCttfb = new Histogram(3);
+    private final Histogram iCbody = new Histogram(3);
+    private final Histogram[][] recycled;
 
     Sampler(Plan plan, EventLoop[] loops) {
       this.plan = plan;
       this.loops = loops;
+      this.recycled = new Histogram[loops.length][4];
       loopCpuStart = new long[loops.length];
       loopCpuLast = new long[loops.length];
       loopCpuAt = new long[loops.length];
@@ -156,7 +165,9 @@ public final class BenchRun {
       baseline();
       double total = options.duration() == null ? 0 : options.duration().toNanos() / 1e9;
       for (long t = plan.measureStart + SECOND; ; t += SECOND) {
-        boolean done = waitUntil(Math.min(t, plan.end), finished);
+        // At the end the loops stop by themselves within milliseconds: wait for them.
+        boolean done = t >= plan.end ? finished.await(END_GRACE_SECONDS, TimeUnit.SECONDS) : waitUntil(t, finished);
+        if (!done && t >= plan.end) throw new IllegalStateException("the event loops did not stop at the end of the run");
         long now = System.nanoTime();
         if (done) {
           long end = plan.measureStart;
@@ -197,15 +208,18 @@ public final class BenchRun {
     }
 
     private void sample(long now, boolean end) {
-      Histogram iTtfb = new Histogram(3), iBody = new Histogram(3), iCttfb = new Histogram(3), iCbody = new Histogram(3);
+      iTtfb.reset();
+      iBody.reset();
+      iCttfb.reset();
+      iCbody.reset();
       long[] sum = new long[LoopStats.SIZE];
       for (int i = 0; i < loops.length; i++) {
         LoopStats st = loops[i].stats;
-        iTtfb.add(st.ttfb.getIntervalHistogram());
-        iBody.add(st.body.getIntervalHistogram());
+        iTtfb.add(recycled[i][0] = st.ttfb.getIntervalHistogram(recycled[i][0]));
+        iBody.add(recycled[i][1] = st.body.getIntervalHistogram(recycled[i][1]));
         if (plan.open) {
-          iCttfb.add(st.correctedTtfb.getIntervalHistogram());
-          iCbody.add(st.correctedBody.getIntervalHistogram());
+          iCttfb.add(recycled[i][2] = st.correctedTtfb.getIntervalHistogram(recycled[i][2]));
+          iCbody.add(recycled[i][3] = st.correctedBody.getIntervalHistogram(recycled[i][3]));
         }
         for (int c = 0; c < sum.length; c++) sum[c] += st.counters.get(c);
         long lc = cpu.threadCpuNanos(loops[i].thread());

@@ -91,9 +91,9 @@ final class ClientGroup {
     return interval > 0 ? !scheduleDone : plan.ticketsLeft();
   }
 
-  /** Units that were due by {@code now} (and before the end) but never started. */
+  /** Units that were due by {@code now} (and before the end) but never started, every client busy. */
   long behind(long now) {
-    if (interval == 0 || scheduleDone && !plan.ticketsLeft()) return 0;
+    if (interval == 0 || !idle.isEmpty() || scheduleDone && !plan.ticketsLeft()) return 0;
     long until = Math.min(now, plan.end);
     if (until < t0) return 0;
     long dueCount = (long) ((until - t0) / interval) + 1;

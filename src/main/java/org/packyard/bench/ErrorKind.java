@@ -3,7 +3,7 @@ package org.packyard.bench;
 import java.util.Locale;
 
 /** Why a request did not succeed; each kind is counted separately in the report. */
-public enum ErrorKind {
+enum ErrorKind {
   /** The server answered with a status the scenario does not accept (5xx, an unexpected 404...). */
   STATUS,
   /** The TCP connection could not be opened: refused, unreachable, or not within the timeout. */
@@ -21,14 +21,8 @@ public enum ErrorKind {
   /** An unparseable response: a bad status line, a head over 64 KiB, bad chunking, bad metadata. */
   PROTOCOL;
 
-  private static final ErrorKind[] ALL = values();
-
-  static ErrorKind of(int ordinal) {
-    return ALL[ordinal];
-  }
-
   /** The name used in JSON and tables: {@code short_body}. */
-  public String key() {
+  String key() {
     return name().toLowerCase(Locale.ROOT);
   }
 }

@@ -5,9 +5,23 @@ import org.HdrHistogram.Histogram;
 import org.HdrHistogram.SingleWriterRecorder;
 
 /**
- * What one event loop measured. Written only by its loop thread; the counters and interval
- * recorders are read every second by the sampler, the per-phase figures once, after the loop
- * has ended. Latencies are recorded in microseconds.
+ * The bench recorder: what one event loop measured. Written only by its loop thread; the
+ * counters and interval recorders are read every second by the sampler, the per-phase figures
+ * once, after the loop has ended. Latencies are recorded in microseconds. Only exchanges that
+ * started after the warm-up and ended within the run are counted.
+ *
+ * <pre>{@code
+ * // on the event loop, whenever an exchange ends:
+ * stats.record(exchange);
+ *
+ * // on the sampler thread, once a second:
+ * Histogram second = stats.body.getIntervalHistogram(); // this second's latencies, reset
+ * total.add(second);                                    // the whole run's, bounded in size
+ * long requests = stats.counters.get(LoopStats.REQUESTS) - previous;
+ *
+ * // once the loop thread has ended (join gives the happens-before):
+ * Histogram pkg = stats.phases[phase].latency;
+ * }</pre>
  */
 final class LoopStats {
   static final int REQUESTS = 0;

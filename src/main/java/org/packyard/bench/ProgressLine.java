@@ -7,23 +7,23 @@ import java.util.Locale;
  * The live line on stderr while a run goes: redrawn in place with {@code \r} on a terminal (the
  * launcher sets {@code PACKYARD_TTY=1}), one plain line per second otherwise.
  */
-public final class ProgressLine {
+final class ProgressLine {
   private final PrintWriter out;
   private final boolean tty;
   private boolean drawn;
 
-  public ProgressLine(PrintWriter out, boolean tty) {
+  ProgressLine(PrintWriter out, boolean tty) {
     this.out = out;
     this.tty = tty;
   }
 
   /** A line on {@code err}, redrawn when {@code PACKYARD_TTY=1}. */
-  public static ProgressLine of(PrintWriter err) {
+  static ProgressLine of(PrintWriter err) {
     return new ProgressLine(err, "1".equals(System.getenv("PACKYARD_TTY")));
   }
 
   /** A progress line that prints nothing. */
-  public static ProgressLine silent() {
+  static ProgressLine silent() {
     return new ProgressLine(null, false);
   }
 

@@ -9,12 +9,12 @@ import java.nio.file.Path;
  * {@link Report} as one self-contained HTML page: the JSON inlined, drawn as SVG by inline
  * script; nothing is fetched from the network.
  */
-public final class ReportHtml {
+final class ReportHtml {
   private static final String MARK = "/*REPORT*/";
 
   private ReportHtml() {}
 
-  public static String toHtml(Report r) {
+  static String toHtml(Report r) {
     String template = template();
     int at = template.indexOf(MARK);
     if (at < 0) throw new IllegalStateException("report.html has no " + MARK);
@@ -23,7 +23,7 @@ public final class ReportHtml {
     return template.substring(0, at) + json + template.substring(at + MARK.length());
   }
 
-  public static void write(Report r, Path file) throws IOException {
+  static void write(Report r, Path file) throws IOException {
     ReportJson.writeAtomically(file, toHtml(r));
   }
 

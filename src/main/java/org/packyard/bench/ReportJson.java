@@ -8,14 +8,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /** {@link Report} as JSON, snake_case, written atomically (a temporary file, then a rename). */
-public final class ReportJson {
+final class ReportJson {
   static final ObjectMapper MAPPER = new ObjectMapper()
       .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
       .enable(SerializationFeature.INDENT_OUTPUT);
 
   private ReportJson() {}
 
-  public static String toJson(Report r) {
+  static String toJson(Report r) {
     try {
       return MAPPER.writeValueAsString(r);
     } catch (IOException e) {
@@ -23,7 +23,7 @@ public final class ReportJson {
     }
   }
 
-  public static void write(Report r, Path file) throws IOException {
+  static void write(Report r, Path file) throws IOException {
     writeAtomically(file, toJson(r) + "\n");
   }
 

@@ -4,7 +4,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /** The report as a table for the terminal. */
-public final class Table {
+final class Table {
   private Table() {}
 
   /** {@code 352us}, {@code 4.21ms}, {@code 12.3ms}, {@code 1.20s}; {@code -} when unknown. */
@@ -16,7 +16,7 @@ public final class Table {
     return String.format(Locale.ROOT, "%.2fs", ms / 1000);
   }
 
-  public static String render(Report r) {
+  static String render(Report r) {
     StringBuilder b = new StringBuilder();
     Report.Setup c = r.config();
     String bound = c.durationS() != null

@@ -62,8 +62,8 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = {"-r", "--rate"}, paramLabel = "R/s", description = "Open model: start R requests (dnf: sessions) per second: 500/s, 2k/s, 600/m.")
   String rate;
 
-  @Option(names = "--warmup", paramLabel = "TIME", description = "Load before measuring, not counted; 0 for none (default ${DEFAULT-VALUE}).")
-  String warmup = "1s";
+  @Option(names = "--warmup", paramLabel = "TIME", description = "Load before measuring, not counted: the generator's JIT and the server warm up; 0 for none (default ${DEFAULT-VALUE}).")
+  String warmup = "3s";
 
   @Option(names = "--timeout", paramLabel = "TIME", description = "A request not answered in time is a timeout error (default ${DEFAULT-VALUE}).")
   String timeout = "10s";
