@@ -36,10 +36,14 @@ public record Report(
 
   public static final int SCHEMA = 1;
 
-  /** The run as asked for. {@code rate} is null in the closed model. */
+  /**
+   * The run as asked for. {@code rate} is null in the closed model; {@code duration_s} and
+   * {@code requests} exclude each other; the dnf and mix options are null where they do not apply.
+   */
   public record Setup(
       String url, String scenario, String model, int connections, Double rate, Double durationS, Long requests,
-      double warmupS, double timeoutS, String branch, Integer packages, Integer parallel, int eventLoops) {}
+      double warmupS, double timeoutS, String branch, Integer packages, Integer parallel, Boolean checksums, Double dnfShare,
+      int eventLoops) {}
 
   /** Over the measured time; MB counts what was read off the socket (headers too), like wrk. */
   public record Throughput(double requestsPerS, double successesPerS, double mbPerS, double bodyMbPerS, long wireBytes, long bodyBytes,

@@ -70,7 +70,8 @@ final class ReportBuilder {
     Report.Setup setup = new Report.Setup(o.url(), o.scenario().key(), o.open() ? "open" : "closed", o.connections(),
         o.open() ? o.rate() : null, o.duration() == null ? null : o.duration().toNanos() / 1e9,
         o.duration() == null ? o.requests() : null, o.warmup().toNanos() / 1e9, o.timeout().toNanos() / 1e9, o.branch(),
-        usesDnf() ? o.packages() : null, usesDnf() ? o.parallel() : null, loops.length);
+        usesDnf() ? o.packages() : null, usesDnf() ? o.parallel() : null, usesDnf() ? o.checksums() : null,
+        o.scenario() == Scenario.MIX ? o.dnfShare() : null, loops.length);
     List<String> warnings = new ArrayList<>(notes);
     warn(warnings, requests, c, elapsed, generator, unfinished, stalled, behind, srv);
     return new Report(Report.SCHEMA, "packyard bench", Version.version(), startedAt, setup, round(elapsed, 3), requests,

@@ -70,7 +70,8 @@ final class Table {
       for (Map.Entry<String, Report.Phase> e : r.phases().entrySet()) {
         Report.Phase p = e.getValue();
         Report.Summary s = p.latencyMs();
-        line(b, "  %-12s %,10d %,10d %,8d %10.2f %9s %9s %9s", e.getKey(), p.requests(), p.successes(), p.errors(), p.mb(),
+        String mb = e.getKey().equals("session") ? "-" : String.format(Locale.ROOT, "%.2f", p.mb()); // sessions carry no bytes
+        line(b, "  %-12s %,10d %,10d %,8d %10s %9s %9s %9s", e.getKey(), p.requests(), p.successes(), p.errors(), mb,
             s == null ? "-" : ms(s.p50()), s == null ? "-" : ms(s.p99()), s == null ? "-" : ms(s.max()));
       }
     }

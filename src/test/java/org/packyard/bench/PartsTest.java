@@ -54,6 +54,22 @@ class PartsTest {
   }
 
   @Test
+  void progress_redrawsOnATerminal_printsLinesOtherwise() {
+    java.io.StringWriter tty = new java.io.StringWriter(), plain = new java.io.StringWriter();
+    ProgressLine t = new ProgressLine(new java.io.PrintWriter(tty), true);
+    ProgressLine p = new ProgressLine(new java.io.PrintWriter(plain), false);
+    for (ProgressLine l : new ProgressLine[] {t, p}) {
+      l.update(1, 1234, 0.5, 0, 10);
+      l.update(2, 2345, 12.5, 3, 10);
+      l.end();
+    }
+
+    assertThat(tty.toString()).startsWith("\r\033[K").doesNotContain("\n").contains("2,345 req/s", "p99 so far 12.5ms", "errors 3")
+        .endsWith("\r\033[K");
+    assertThat(plain.toString().lines()).hasSize(2).allMatch(l -> l.contains("/10s")).noneMatch(l -> l.contains("\r"));
+  }
+
+  @Test
   void target_parsesHostPortAndPath() {
     Target t = Target.parse("http://127.0.0.1:8080/repos/sample");
     assertThat(t.hostHeader()).isEqualTo("127.0.0.1:8080");
