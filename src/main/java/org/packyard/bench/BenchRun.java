@@ -98,6 +98,7 @@ final class BenchRun {
         }
       }, "bench-loop-" + i);
       t.setDaemon(true);
+      ls[idx].bind(t);
       t.start();
     }
     if (stopped) stop();

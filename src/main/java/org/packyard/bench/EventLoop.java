@@ -61,6 +61,11 @@ final class EventLoop implements Runnable {
     return thread;
   }
 
+  /** The thread that will run this loop, known before it starts. */
+  void bind(Thread t) {
+    thread = t;
+  }
+
   /** Asks the loop to end now; safe from any thread. */
   void stop() {
     stop = true;
@@ -69,7 +74,6 @@ final class EventLoop implements Runnable {
 
   @Override
   public void run() {
-    thread = Thread.currentThread();
     try {
       loop();
     } catch (Throwable t) {
@@ -100,7 +104,8 @@ final class EventLoop implements Runnable {
     while (!stop) {
       now = System.nanoTime();
       if (now >= plan.end) break;
-      while (!deferred.isEmpty()) deferred.poll().runDeferred();
+      // Only those already queued: a client may fail again at once (say, out of file descriptors).
+      for (int n = deferred.size(); n > 0; n--) deferred.poll().runDeferred();
       long wake = Math.min(nextScan, plan.end);
       boolean active = false;
       for (int i = 0; i < groups.size(); i++) { // indexed: no iterator garbage per turn

@@ -443,9 +443,11 @@ final class HttpConnection {
     if (k != null && ex != null) finish(k);
   }
 
-  /** Fails the exchange if it has run longer than {@code timeoutNanos}. */
+  /** Fails the exchange if it has run longer than {@code timeoutNanos}: still connecting, a connect error. */
   void checkTimeout(long now, long timeoutNanos) {
-    if (ex != null && deferred == null && now - started > timeoutNanos) fail(ErrorKind.TIMEOUT);
+    if (ex != null && deferred == null && now - started > timeoutNanos) {
+      fail(state == State.CONNECTING ? ErrorKind.CONNECT : ErrorKind.TIMEOUT);
+    }
   }
 
   void close() {
