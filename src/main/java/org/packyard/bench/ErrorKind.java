@@ -18,7 +18,7 @@ enum ErrorKind {
   SIZE,
   /** A complete body whose checksum differs from the one the repository metadata promises. */
   CHECKSUM,
-  /** An unparseable response: a bad status line, a head over 64 KiB, bad chunking, bad metadata. */
+  /** An unparseable response: a bad status line, a head over 32 KiB, bad chunking, bad metadata. */
   PROTOCOL;
 
   /** The name used in JSON and tables: {@code short_body}. */

@@ -18,12 +18,12 @@ final class ReportBuilder {
   private final BenchOptions o;
   private final List<String> phaseNames;
   private final EventLoop[] loops;
-  private final BenchRun.Sampler s;
+  private final Sampler s;
   private final List<String> notes;
   private final String startedAt;
   private final ProcSampler server;
 
-  ReportBuilder(BenchOptions o, List<String> phaseNames, EventLoop[] loops, BenchRun.Sampler s, List<String> notes,
+  ReportBuilder(BenchOptions o, List<String> phaseNames, EventLoop[] loops, Sampler s, List<String> notes,
       String startedAt, ProcSampler server) {
     this.o = o;
     this.phaseNames = phaseNames;

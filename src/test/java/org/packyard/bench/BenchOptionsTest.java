@@ -55,7 +55,7 @@ class BenchOptionsTest {
 
   @Test
   void options_refuseWhatCannotRun() {
-    assertThatThrownBy(() -> Opts.url("http://h/").connections(0).build()).hasMessage("--connections must be 1..20000, got: 0");
+    assertThatThrownBy(() -> Opts.url("http://h/").connections(0).build()).hasMessage("--connections must be 1..10000, got: 0");
     assertThatThrownBy(() -> Opts.url("http://h/").scenario(Scenario.MDAPI).build())
         .hasMessage("--scenario mdapi needs --branch (the mdapi branch name, e.g. f41)");
     assertThatThrownBy(() -> Opts.url("http://h/").duration(Duration.ofSeconds(1)).requests(5).build())
