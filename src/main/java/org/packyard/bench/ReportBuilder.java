@@ -120,8 +120,16 @@ final class ReportBuilder {
     }
     Double system = s.systemCpuSamples == 0 ? null : round(s.systemCpuSum / s.systemCpuSamples, 1);
     int cores = Runtime.getRuntime().availableProcessors();
-    boolean bottleneck = busiest >= BUSY_LOOP_PERCENT || (!Double.isNaN(cpu) && cpu >= BUSY_LOOP_PERCENT * cores);
+    boolean bottleneck = bottleneck(busiest, cpu, cores);
     return new Report.Generator(known(cpu, 1), known(s.generatorCpuMax, 1), cores, loops.length, round(busiest, 1), system, bottleneck);
+  }
+
+  /**
+   * The generator may have limited the figures when one of its loops was nearly always on the
+   * CPU (a loop is one thread), or when the whole process used nearly every core.
+   */
+  static boolean bottleneck(double busiestLoopPercent, double processPercent, int cores) {
+    return busiestLoopPercent >= BUSY_LOOP_PERCENT || (!Double.isNaN(processPercent) && processPercent >= BUSY_LOOP_PERCENT * cores);
   }
 
   private void warn(List<String> w, long requests, long[] c, double elapsed, Report.Generator g, long unfinished, long stalled,

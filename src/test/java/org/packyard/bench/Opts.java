@@ -24,6 +24,7 @@ final class Opts {
   boolean checksums;
   int loops;
   double dnfShare = 0.5;
+  long serverPid;
 
   static Opts url(String url) {
     Opts o = new Opts();
@@ -42,10 +43,11 @@ final class Opts {
   Opts packages(int k) { packages = k; return this; }
   Opts checksums() { checksums = true; return this; }
   Opts loops(int n) { loops = n; return this; }
+  Opts serverPid(long pid) { serverPid = pid; return this; }
 
   BenchOptions build() {
     Duration d = duration == null && requests == 0 ? Duration.ofSeconds(1) : duration;
-    return new BenchOptions(url, scenario, connections, d, requests, rate, warmup, timeout, null, null, 0, branch, names, packages,
+    return new BenchOptions(url, scenario, connections, d, requests, rate, warmup, timeout, null, null, serverPid, branch, names, packages,
         parallel, checksums, 41, loops, dnfShare);
   }
 
@@ -55,7 +57,7 @@ final class Opts {
     Target t = Workloads.target(o);
     List<String> notes = new ArrayList<>();
     List<Workload> w = Workloads.build(o, t, new Fetch(o.timeout()), new PrintWriter(Writer.nullWriter()), notes);
-    BenchRun run = new BenchRun(o, t, w, null, ProgressLine.silent());
+    BenchRun run = new BenchRun(o, t, w, serverPid > 0 ? ProcSampler.open(serverPid) : null, ProgressLine.silent());
     notes.forEach(run::note);
     return run.run();
   }

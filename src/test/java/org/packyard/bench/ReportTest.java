@@ -82,6 +82,31 @@ class ReportTest {
   }
 
   @Test
+  void serverPid_samplesTheServersCpuAndRss() throws Exception {
+    // The fake server runs in this JVM, so this process is the server.
+    long self = ProcessHandle.current().pid();
+    org.junit.jupiter.api.Assumptions.assumeTrue(Files.isReadable(Path.of("/proc/" + self + "/stat")), "needs /proc");
+    Report r = Opts.url(url("/")).connections(4).duration(java.time.Duration.ofMillis(1300)).serverPid(self).run();
+
+    assertThat(r.server().pid()).isEqualTo(self);
+    assertThat(r.server().rssMbMax()).isPositive();
+    assertThat(r.server().cpuPercentAvg()).as("it served requests, so it used CPU").isPositive();
+    assertThat(r.server().exited()).isFalse();
+    assertThat(r.timeseries().serverCpuPercent()[0]).isPositive();
+    assertThat(r.generator().cpuPercent()).isPositive();
+    assertThat(r.generator().eventLoops()).isEqualTo(Math.min(4, Runtime.getRuntime().availableProcessors()));
+    assertThat(Table.render(r)).contains("server       pid " + self);
+  }
+
+  @Test
+  void bottleneck_whenALoopOrTheWholeProcessIsOnTheCpu() {
+    assertThat(ReportBuilder.bottleneck(95, 100, 2)).isTrue();
+    assertThat(ReportBuilder.bottleneck(50, 185, 2)).isTrue();
+    assertThat(ReportBuilder.bottleneck(50, 100, 2)).isFalse();
+    assertThat(ReportBuilder.bottleneck(30, Double.NaN, 2)).isFalse();
+  }
+
+  @Test
   void table_showsTheFigures() {
     String t = Table.render(open);
 
