@@ -39,7 +39,7 @@ final class Retrier {
     TIMEOUT,
     /** 5xx, 408, a reset or truncated body, wrong bytes: a failed attempt, worth retrying. */
     TRANSIENT,
-    /** Another 4xx: this mirror lacks the file; another one may have it. */
+    /** Another 4xx, or a failed TLS handshake: this mirror cannot serve the file; another one may. */
     DEFINITIVE,
     /** Our own failure (disk, unsafe href, full queue): never retried. */
     FATAL;
@@ -50,6 +50,7 @@ final class Retrier {
         case REFUSED -> FATAL;
         case TIMEOUT -> TIMEOUT;
         case NETWORK, CORRUPT -> TRANSIENT;
+        case TLS -> DEFINITIVE;
         case HTTP -> u.status() == 429 ? THROTTLED
             : u.status() == 503 ? OVERLOADED
             : u.status() == 408 || u.status() >= 500 ? TRANSIENT

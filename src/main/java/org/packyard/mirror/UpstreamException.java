@@ -12,6 +12,8 @@ public final class UpstreamException extends RuntimeException {
     NETWORK,
     /** No answer in time (connect or idle timeout). */
     TIMEOUT,
+    /** The TLS handshake failed (untrusted certificate, wrong host name, client certificate refused). */
+    TLS,
     /** The body arrived but has the wrong size or checksum. */
     CORRUPT,
     /** Refused before asking: an unsafe href, an unsupported URL, a full queue. Never retried. */
@@ -29,7 +31,8 @@ public final class UpstreamException extends RuntimeException {
 
   /** An HTTP failure when {@code status > 0}, else a network failure or, by its cause, a timeout. */
   public UpstreamException(String message, int status, Throwable cause) {
-    this(message, status > 0 ? Kind.HTTP : isTimeout(cause) ? Kind.TIMEOUT : Kind.NETWORK, status, null, cause);
+    this(message, status > 0 ? Kind.HTTP : isTimeout(cause) ? Kind.TIMEOUT : isTls(cause) ? Kind.TLS : Kind.NETWORK,
+        status, null, cause);
   }
 
   public UpstreamException(String message, Kind kind, int status, String retryAfter, Throwable cause) {
@@ -56,6 +59,13 @@ public final class UpstreamException extends RuntimeException {
   /** The raw {@code Retry-After} header of a 429 or 503, or null. */
   public String retryAfter() {
     return retryAfter;
+  }
+
+  static boolean isTls(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof javax.net.ssl.SSLException || t instanceof java.security.cert.CertificateException) return true;
+    }
+    return false;
   }
 
   static boolean isTimeout(Throwable e) {
