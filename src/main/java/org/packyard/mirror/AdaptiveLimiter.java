@@ -22,9 +22,11 @@ import org.packyard.config.Transfer;
  * at least half of it is in use, so an idle host keeps a modest limit.
  *
  * <p>With a host that refuses (429) above C concurrent requests the limit climbs to C + 1, is cut
- * to about 0.8 (C + 1), and climbs back in about (C + 1) / 5 round trips: it hovers between 0.8 C
- * and C, which keeps the host about 92 % busy when refusals are cheap. {@code
- * ThrottleSimulationTest} measures it.
+ * to about 0.85 (C + 1), and climbs back in two or three round trips: it hovers between 0.85 C and
+ * C + 1, which keeps the host about 95 % busy when refusals are cheap (a refused request goes
+ * straight back to the head of the queue and waits only for the limit). {@code
+ * ThrottleSimulationTest} measures it: 1000 files from a 100 ms host refusing above 16 take 6.5 s
+ * against an ideal 6.25 s.
  *
  * <p>Thread-safe; every method is short and never blocks. Typical use, which {@link Dispatcher}
  * and {@link Retrier} implement for the downloader:
@@ -49,7 +51,7 @@ public final class AdaptiveLimiter {
   /** The starting limit. */
   public static final int INITIAL = 4;
   /** The multiplicative cut on a congestion signal. */
-  public static final double DECREASE = 0.8;
+  public static final double DECREASE = 0.85;
   /** Smoothed latency above this multiple of the minimum (plus the slack) is a spike. */
   public static final double SPIKE_RATIO = 2.0;
   /** Smoothed latency above this multiple of the minimum (plus the slack) stops growth. */

@@ -5,8 +5,10 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.WorkerExecutor;
 import java.net.URI;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -93,7 +95,7 @@ public final class Downloader implements AutoCloseable {
     this.options = options;
     this.dispatcher = new Dispatcher(options.globalLimit(), options.queuePerHost(), scheduler);
     this.retrier = new Retrier(dispatcher, scheduler);
-    this.worker = vertx.createSharedWorkerExecutor("packyard-blobs", 4);
+    this.worker = vertx.createSharedWorkerExecutor("packyard-blobs", 8);
   }
 
   public BlobStore blobs() {
@@ -270,18 +272,26 @@ public final class Downloader implements AutoCloseable {
     return sha.orElse(null);
   }
 
+  /**
+   * Downloads into one temp file (each attempt starts it over), holding a place at the host only
+   * for the transfer itself: flushing to disk and committing happen after the place is given back.
+   */
   private Future<String> download(MirrorSet set, FetchItem item) {
-    return retrier.run(item.describe(), set.ranked(), (m, lease) -> blocking(blobs::newTempFile).compose(tmp ->
-        m.upstream().download(item.href(), tmp, new Verifier(item, m.upstream().describe(item.href())), lease::responded)
-            .compose(sha -> blocking(() -> {
-              long size = Files.size(tmp);
-              blobs.commit(tmp, sha);
-              blobs.alias(item.checksum(), sha);
-              bytes.addAndGet(size);
-              downloaded.incrementAndGet();
-              return sha;
-            }))
-            .onFailure(e -> deleteQuietly(tmp))));
+    return blocking(blobs::newTempFile).compose(tmp -> retrier.run(item.describe(), set.ranked(), (m, lease) ->
+            m.upstream().download(item.href(), tmp, new Verifier(item, m.upstream().describe(item.href())), lease::responded, lease::succeeded))
+        .compose(sha -> blocking(() -> {
+          long size;
+          try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+            ch.force(false); // a published blob must survive a power cut
+            size = ch.size();
+          }
+          blobs.commit(tmp, sha);
+          blobs.alias(item.checksum(), sha);
+          bytes.addAndGet(size);
+          downloaded.incrementAndGet();
+          return sha;
+        }))
+        .onFailure(e -> deleteQuietly(tmp)));
   }
 
   private void deleteQuietly(Path p) {

@@ -151,10 +151,7 @@ final class FileSink {
         channel = FileChannel.open(dest, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING,
             StandardOpenOption.CREATE);
       }
-      if (channel != null) {
-        if (error == null && !aborted) channel.force(false); // a published blob must survive a power cut
-        channel.close();
-      }
+      if (channel != null) channel.close(); // the downloader flushes it to disk before commit
     } catch (IOException e) {
       if (error == null) error = e;
     }

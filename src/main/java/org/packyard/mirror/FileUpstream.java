@@ -6,11 +6,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.URI;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 
 /** A local createrepo_c tree ({@code file:///srv/repo/}); reads and copies run on worker threads. */
 final class FileUpstream implements Upstream {
@@ -56,7 +54,7 @@ final class FileUpstream implements Upstream {
   }
 
   @Override
-  public Future<String> download(String href, Path dest, Verifier verifier, Runnable onResponse) {
+  public Future<String> download(String href, Path dest, Verifier verifier, Runnable onResponse, Runnable onReceived) {
     return vertx.executeBlocking(() -> {
       Path p = resolve(href);
       byte[] buf = new byte[1 << 16];
@@ -72,14 +70,12 @@ final class FileUpstream implements Upstream {
             out.write(buf, 0, n);
           }
         }
-        try (FileChannel ch = FileChannel.open(dest, StandardOpenOption.WRITE)) {
-          ch.force(false); // a published blob must survive a power cut
-        }
       } catch (NoSuchFileException e) {
         throw new UpstreamException(describe(href) + ": no such file", 404, e);
       } catch (IOException e) {
         throw new UpstreamException(describe(href) + ": " + e.getMessage(), 0, e);
       }
+      onReceived.run();
       return verifier.finish();
     }, false);
   }

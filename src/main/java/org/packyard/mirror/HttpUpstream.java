@@ -93,7 +93,7 @@ final class HttpUpstream implements Upstream {
   }
 
   @Override
-  public Future<String> download(String href, Path dest, Verifier verifier, Runnable onResponse) {
+  public Future<String> download(String href, Path dest, Verifier verifier, Runnable onResponse, Runnable onReceived) {
     String url = url(href);
     return get(client, url, idleTimeoutMs, onResponse).compose(resp -> {
       long expected = verifier.expectedSize();
@@ -119,10 +119,13 @@ final class HttpUpstream implements Upstream {
         sink.abort();
         p.tryFail(new UpstreamException(url + ": " + Syncer.message(e) + " after " + sink.received() + " bytes", 0, e));
       });
-      resp.endHandler(v -> sink.finish().onComplete(ar -> {
-        if (ar.succeeded()) p.tryComplete(ar.result());
-        else p.tryFail(ar.cause());
-      }));
+      resp.endHandler(v -> {
+        if (!p.future().isComplete()) onReceived.run();
+        sink.finish().onComplete(ar -> {
+          if (ar.succeeded()) p.tryComplete(ar.result());
+          else p.tryFail(ar.cause());
+        });
+      });
       resp.resume();
       return p.future();
     });

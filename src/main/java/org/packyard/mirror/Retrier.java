@@ -69,7 +69,8 @@ final class Retrier {
 
   /**
    * Calls {@code call} with a lease on the first target, then on others as failures require. The
-   * call must not end the lease: the retrier does, by the call's outcome.
+   * retrier ends the lease by the call's outcome; a call may end it sooner with {@code succeeded()}
+   * once the host has done its part (the body arrived), and the retrier's ending is then ignored.
    */
   <M extends Target, T> Future<T> run(String what, List<M> targets, BiFunction<M, Dispatcher.Lease, Future<T>> call) {
     if (targets.isEmpty()) return Future.failedFuture(new UpstreamException(what + ": no mirror to fetch it from"));

@@ -18,9 +18,11 @@ public interface Upstream {
   /**
    * Streams {@code href} into {@code dest} (replacing it) through {@code verifier}, hashing off the
    * event loop, and completes with the body's sha256 once size and checksum are verified. Fails
-   * early when the body is longer than expected. Calls {@code onResponse} at the response head.
+   * early when the body is longer than expected. Calls {@code onResponse} at the response head and
+   * {@code onReceived} once the whole body has arrived (before it is verified), so the caller can
+   * give its place at the host to the next request while local work finishes.
    */
-  Future<String> download(String href, Path dest, Verifier verifier, Runnable onResponse);
+  Future<String> download(String href, Path dest, Verifier verifier, Runnable onResponse, Runnable onReceived);
 
   /** The absolute location of {@code href}, for messages. */
   String describe(String href);

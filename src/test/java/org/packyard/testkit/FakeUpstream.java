@@ -73,6 +73,7 @@ public final class FakeUpstream implements AutoCloseable {
   public final List<String> userAgents = new CopyOnWriteArrayList<>();
   /** Every request gets this status when non-zero. */
   public volatile int failWith;
+  private volatile boolean refuseAtOnce;
   private final Map<String, ArrayDeque<Fault>> faults = new ConcurrentHashMap<>();
   private final List<Gauge> gauges = new CopyOnWriteArrayList<>(List.of(new Gauge()));
   private final AtomicInteger serving = new AtomicInteger();
@@ -119,6 +120,12 @@ public final class FakeUpstream implements AutoCloseable {
     return this;
   }
 
+  /** Sends refusals at once rather than after the latency. */
+  public FakeUpstream refuseAtOnce() {
+    this.refuseAtOnce = true;
+    return this;
+  }
+
   /** The next requests for {@code path} (such as {@code /Packages/a.rpm}) get these faults, in order. */
   public FakeUpstream fail(String path, Fault... fs) {
     ArrayDeque<Fault> q = faults.computeIfAbsent(path, k -> new ArrayDeque<>());
@@ -137,6 +144,11 @@ public final class FakeUpstream implements AutoCloseable {
   public int count(String path) {
     AtomicInteger n = paths.get(path);
     return n == null ? 0 : n.get();
+  }
+
+  /** Requests being served now. */
+  public int active() {
+    return gauges.get(0).active();
   }
 
   /** The most requests this fake served at once. */
@@ -160,11 +172,13 @@ public final class FakeUpstream implements AutoCloseable {
     if (serving.incrementAndGet() > throttleAbove) {
       serving.decrementAndGet();
       throttled.incrementAndGet();
-      later(() -> {
+      Runnable refuse = () -> {
         HttpServerResponse r = req.response().setStatusCode(429);
         if (retryAfter != null) r.putHeader("Retry-After", retryAfter);
         r.end("slow down");
-      });
+      };
+      if (refuseAtOnce) refuse.run();
+      else later(refuse);
       return;
     }
     for (Gauge g : gauges) g.enter();
