@@ -153,9 +153,9 @@ public final class Downloader implements AutoCloseable {
 
   /**
    * Fetches repomd.xml and ranks the mirrors by it. One mirror is simply asked (with retries);
-   * several are probed {@link #PROBES} at a time, and the first answer that parses as bytes and
-   * matches the metalink's checksums (when it gives any) is the fastest and is chosen. The others
-   * are ranked as their answers arrive; failed or stale ones go last.
+   * several are probed {@link #PROBES} at a time, and the first complete answer that matches the
+   * metalink's checksums (when it gives any) came from the fastest mirror and is chosen. The
+   * others are ranked as their answers arrive; failed or stale ones go last.
    */
   public Future<ChosenRepomd> fetchRepomd(MirrorSet set) {
     List<MirrorSet.Mirror> ranked = set.ranked();

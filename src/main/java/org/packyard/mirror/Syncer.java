@@ -169,7 +169,7 @@ public final class Syncer implements AutoCloseable {
       return downloader.fetchAll(set, items, item -> l.files(repo.name(), done.incrementAndGet(), items.size()))
           .compose(shas -> blocking(() -> build(repo, md, wanted, shas, l)))
           .compose(built -> fetchPackages(repo, set, built.staging().indexDir(), l)
-              .compose(v -> blocking(() -> publish(repo, md, chosen.sha256(), sigs, built)))
+              .compose(v -> blocking(() -> publish(repo, md, chosen.sha256(), sigs, built, l)))
               .recover(e -> blocking(() -> {
                 snapshots.discard(built.staging());
                 return null;
@@ -254,8 +254,9 @@ public final class Syncer implements AutoCloseable {
     return fetchPackages(repo, set, current.indexDir(), l);
   }
 
-  private Published publish(RepositoryConfig repo, Repomd md, String repomdSha, List<Manifest.FileRef> sigs, Built b)
-      throws IOException {
+  private Published publish(RepositoryConfig repo, Repomd md, String repomdSha, List<Manifest.FileRef> sigs, Built b,
+      SyncListener l) throws IOException {
+    l.phase(repo.name(), "publish", b.stats().packages() + " packages");
     long t0 = System.nanoTime();
     List<Manifest.FileRef> refs = new ArrayList<>();
     refs.add(new Manifest.FileRef("repomd", REPOMD, repomdSha, blobs.size(repomdSha)));

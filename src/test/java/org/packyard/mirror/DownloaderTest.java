@@ -273,6 +273,22 @@ class DownloaderTest {
   }
 
   @Test
+  void fetch_mirrorStopsAnswering_timesOutCutsTheLimitAndRetries() throws Exception {
+    m.close();
+    m = Mirroring.open(tmp.resolve("data"), Downloader.Options.DEFAULT.withRetry(RetryPolicy.defaults().withRandom(() -> 0.5)),
+        new Upstreams.Timeouts(Duration.ofSeconds(5), Duration.ofMillis(300)));
+    FetchItem item = file("a", 1000);
+    FakeUpstream up = fake().fail("/" + item.href(), Fault.HANG);
+    assertThat(m.downloader.fetch(mirrors(Transfer.DEFAULT, up.uri()), item).await(20, TimeUnit.SECONDS))
+        .isEqualTo(item.checksum().hex());
+    HostStats s = m.downloader.stats().get(0);
+    assertThat(s.timeouts()).isEqualTo(1);
+    assertThat(s.cuts()).isEqualTo(1);
+    assertThat(s.limit()).isEqualTo(3); // 4 x 0.85
+    assertThat(up.count("/" + item.href())).isEqualTo(2);
+  }
+
+  @Test
   void userAgent_namesPackyardAndVersion() throws Exception {
     FetchItem item = file("a", 10);
     FakeUpstream up = fake();
