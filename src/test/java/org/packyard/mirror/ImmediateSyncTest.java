@@ -226,6 +226,25 @@ class ImmediateSyncTest {
   }
 
   @Test
+  void immediate_packageHrefLeavingTheRepository_refusedAndNothingPublished() throws Exception {
+    String primary = "<?xml version=\"1.0\"?><metadata xmlns=\"http://linux.duke.edu/metadata/common\""
+        + " xmlns:rpm=\"http://linux.duke.edu/metadata/rpm\" packages=\"1\"><package type=\"rpm\"><name>evil</name>"
+        + "<arch>noarch</arch><version epoch=\"0\" ver=\"1\" rel=\"1\"/><checksum type=\"sha256\" pkgid=\"YES\">"
+        + "a".repeat(64) + "</checksum><summary>s</summary><description>d</description><packager/><url/>"
+        + "<time file=\"1\" build=\"1\"/><size package=\"10\" installed=\"1\" archive=\"1\"/>"
+        + "<location href=\"../../outside.rpm\"/><format><rpm:license>MIT</rpm:license><rpm:sourcerpm/></format>"
+        + "</package></metadata>";
+    RepoWriter.Written w = new RepoWriter().packages(pkgs(1, "1.0")).doc("primary", primary).write(tmp.resolve("up"));
+    FakeUpstream up = serve(w.root());
+    Mirroring m = mirroring();
+    assertThatThrownBy(() -> m.sync(Mirroring.repo("r", Policy.IMMEDIATE, up.uri())))
+        .hasMessageContaining("refusing location href with '..': ../../outside.rpm");
+    assertThat(up.paths.keySet()).noneMatch(p -> p.contains("outside"));
+    assertThat(m.current("r")).isEmpty();
+    assertThat(m.staging()).isEmpty();
+  }
+
+  @Test
   void metadataOnlyAndOnDemand_fetchNoPackages() throws Exception {
     RepoWriter.Written w = write(5, "1.0");
     FakeUpstream up = serve(w.root());
