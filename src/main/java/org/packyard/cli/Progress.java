@@ -1,6 +1,9 @@
 package org.packyard.cli;
 
 import java.io.PrintStream;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.packyard.mirror.HostStats;
 import org.packyard.mirror.SyncListener;
 
 /**
@@ -40,6 +43,14 @@ final class Progress implements SyncListener {
   @Override
   public synchronized void packages(String repository, long count) {
     draw(repository, "index: " + String.format("%,d", count) + " packages read", -1, false);
+  }
+
+  @Override
+  public synchronized void downloads(String repository, long done, long total, List<HostStats> hosts) {
+    String h = hosts.stream().filter(x -> x.inFlight() > 0 || x.queued() > 0 || done == total)
+        .map(HostStats::summary).collect(Collectors.joining("; "));
+    draw(repository, "packages: " + String.format("%,d/%,d", done, total) + (h.isEmpty() ? "" : " (" + h + ")"),
+        total == 0 ? 1 : (double) done / total, done == total);
   }
 
   synchronized void done(String repository, String what) {

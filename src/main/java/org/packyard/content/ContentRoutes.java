@@ -67,8 +67,8 @@ public final class ContentRoutes {
 
   /** Content routes whose on-demand packages come from each repository's upstream. */
   public static ContentRoutes create(io.vertx.core.Vertx vertx, Catalog catalog, BlobStore blobs, ReaderPool readers,
-      io.vertx.core.http.HttpClient upstreamClient) {
-    return new ContentRoutes(catalog, blobs, readers, new OnDemandFetcher(vertx, blobs, new UpstreamOrigin(vertx, upstreamClient)));
+      org.packyard.mirror.Upstreams upstreams) {
+    return new ContentRoutes(catalog, blobs, readers, new OnDemandFetcher(vertx, blobs, new UpstreamOrigin(vertx, upstreams)));
   }
 
   public ContentRoutes(Catalog catalog, BlobStore blobs, ReaderPool readers, OnDemand onDemand) {

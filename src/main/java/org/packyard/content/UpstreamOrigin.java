@@ -14,15 +14,16 @@ import org.packyard.Version;
 import org.packyard.catalog.Served;
 import org.packyard.mirror.Upstream;
 import org.packyard.mirror.UpstreamException;
+import org.packyard.mirror.Upstreams;
 
 /** The configured upstream of a repository (its first mirror), over http(s) or a local tree. */
 final class UpstreamOrigin implements Origin {
   private final Vertx vertx;
-  private final HttpClient client;
+  private final Upstreams upstreams;
 
-  UpstreamOrigin(Vertx vertx, HttpClient client) {
+  UpstreamOrigin(Vertx vertx, Upstreams upstreams) {
     this.vertx = vertx;
-    this.client = client;
+    this.upstreams = upstreams;
   }
 
   @Override
@@ -34,6 +35,7 @@ final class UpstreamOrigin implements Origin {
     RequestOptions opts = new RequestOptions().setMethod(HttpMethod.GET).setAbsoluteURI(url).setIdleTimeout(60_000)
         .putHeader(HttpHeaders.USER_AGENT, Version.userAgent());
     if (range != null) opts.putHeader("Range", range);
+    HttpClient client = upstreams.client(repository.config().transfer());
     return client.request(opts).compose(req -> req.send()).compose(resp -> {
       if (resp.statusCode() != 200 && resp.statusCode() != 206) {
         resp.end();

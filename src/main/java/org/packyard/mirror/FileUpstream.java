@@ -4,13 +4,13 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 
-/** A local createrepo_c tree ({@code file:///srv/repo/}); reads run on worker threads. */
+/** A local createrepo_c tree ({@code file:///srv/repo/}); reads and copies run on worker threads. */
 final class FileUpstream implements Upstream {
   private final Vertx vertx;
   private final Path root;
@@ -27,12 +27,23 @@ final class FileUpstream implements Upstream {
   }
 
   @Override
-  public Future<byte[]> fetchBytes(String href, long maxBytes) {
+  public String host() {
+    return "file";
+  }
+
+  @Override
+  public boolean local() {
+    return true;
+  }
+
+  @Override
+  public Future<byte[]> fetchBytes(String href, long maxBytes, Runnable onResponse) {
     return vertx.executeBlocking(() -> {
       Path p = resolve(href);
       try (InputStream in = Files.newInputStream(p)) {
+        onResponse.run();
         byte[] b = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBytes + 1));
-        if (b.length > maxBytes) throw new UpstreamException(describe(href) + " is larger than " + maxBytes + " bytes");
+        if (b.length > maxBytes) throw UpstreamException.corrupt(describe(href) + " is larger than " + maxBytes + " bytes");
         return b;
       } catch (NoSuchFileException e) {
         throw new UpstreamException(describe(href) + ": no such file", 404, e);
@@ -43,17 +54,29 @@ final class FileUpstream implements Upstream {
   }
 
   @Override
-  public Future<Long> fetchToFile(String href, Path dest) {
+  public Future<String> download(String href, Path dest, Verifier verifier, Runnable onResponse, Runnable onReceived) {
     return vertx.executeBlocking(() -> {
       Path p = resolve(href);
-      try {
-        Files.copy(p, dest, StandardCopyOption.REPLACE_EXISTING);
-        return Files.size(dest);
+      byte[] buf = new byte[1 << 16];
+      try (InputStream in = Files.newInputStream(p)) {
+        onResponse.run();
+        try (OutputStream out = Files.newOutputStream(dest)) {
+          int n;
+          while ((n = in.read(buf)) > 0) {
+            verifier.update(buf, 0, n);
+            if (verifier.expectedSize() >= 0 && verifier.count() > verifier.expectedSize()) {
+              throw verifier.tooLarge(verifier.count());
+            }
+            out.write(buf, 0, n);
+          }
+        }
       } catch (NoSuchFileException e) {
         throw new UpstreamException(describe(href) + ": no such file", 404, e);
       } catch (IOException e) {
         throw new UpstreamException(describe(href) + ": " + e.getMessage(), 0, e);
       }
+      onReceived.run();
+      return verifier.finish();
     }, false);
   }
 

@@ -1,9 +1,10 @@
 package org.packyard.mirror;
 
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import io.vertx.core.WorkerExecutor;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.file.OpenOptions;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpHeaders;
@@ -13,78 +14,136 @@ import java.net.URI;
 import java.nio.file.Path;
 import org.packyard.Version;
 
-/** An http(s) upstream, read with the shared Vert.x client; bodies stream to disk. */
+/** An http(s) mirror, read with its transfer's Vert.x client; bodies stream to disk, verified. */
 final class HttpUpstream implements Upstream {
-  static final long IDLE_TIMEOUT_MS = 60_000;
-
   private final Vertx vertx;
   private final HttpClient client;
+  private final WorkerExecutor io;
   private final URI base;
+  private final long idleTimeoutMs;
 
-  HttpUpstream(Vertx vertx, HttpClient client, URI base) {
+  HttpUpstream(Vertx vertx, HttpClient client, WorkerExecutor io, URI base, long idleTimeoutMs) {
     this.vertx = vertx;
     this.client = client;
+    this.io = io;
     this.base = base;
+    this.idleTimeoutMs = idleTimeoutMs;
   }
 
   private String url(String href) {
     return base.resolve(Upstream.checkHref(href)).toString();
   }
 
-  private Future<HttpClientResponse> get(String href) {
-    String url = url(href);
+  @Override
+  public String host() {
+    return Upstreams.hostOf(base);
+  }
+
+  /** GET {@code url}; succeeds with the paused response of a 200, fails with the status otherwise. */
+  static Future<HttpClientResponse> get(HttpClient client, String url, long idleTimeoutMs, Runnable onResponse) {
     RequestOptions opts = new RequestOptions()
         .setMethod(HttpMethod.GET)
         .setAbsoluteURI(url)
-        .setIdleTimeout(IDLE_TIMEOUT_MS)
+        .setIdleTimeout(idleTimeoutMs)
         .putHeader(HttpHeaders.USER_AGENT, Version.userAgent());
     return client.request(opts)
         .compose(req -> req.send())
-        .recover(e -> Future.failedFuture(new UpstreamException(url + ": " + e.getMessage(), 0, e)))
+        .recover(e -> Future.failedFuture(new UpstreamException(url + ": " + Syncer.message(e), 0, e)))
         .compose(resp -> {
+          onResponse.run();
           if (resp.statusCode() == 200) {
             resp.pause();
             return Future.succeededFuture(resp);
           }
+          String retryAfter = resp.getHeader(HttpHeaders.RETRY_AFTER);
           resp.end(); // drain so the connection returns to the pool
           return Future.failedFuture(new UpstreamException(
-              url + ": HTTP " + resp.statusCode() + " " + resp.statusMessage(), resp.statusCode(), null));
+              url + ": HTTP " + resp.statusCode() + " " + resp.statusMessage(), UpstreamException.Kind.HTTP,
+              resp.statusCode(), retryAfter, null));
         });
   }
 
-  @Override
-  public Future<byte[]> fetchBytes(String href, long maxBytes) {
-    return get(href).compose(resp -> {
-      String len = resp.getHeader(HttpHeaders.CONTENT_LENGTH);
-      if (len != null && Long.parseLong(len) > maxBytes) {
-        resp.request().reset();
-        return Future.failedFuture(new UpstreamException(url(href) + " is larger than " + maxBytes + " bytes"));
+  /** Reads a whole body of at most {@code maxBytes}. */
+  static Future<byte[]> readBody(HttpClientResponse resp, String url, long maxBytes) {
+    String len = resp.getHeader(HttpHeaders.CONTENT_LENGTH);
+    if (len != null && parseLength(len) > maxBytes) {
+      abort(resp);
+      return Future.failedFuture(UpstreamException.corrupt(url + " is larger than " + maxBytes + " bytes"));
+    }
+    Buffer acc = Buffer.buffer();
+    Promise<byte[]> p = Promise.promise();
+    resp.handler(chunk -> {
+      if (acc.length() + chunk.length() > maxBytes) {
+        abort(resp);
+        p.tryFail(UpstreamException.corrupt(url + " is larger than " + maxBytes + " bytes"));
+      } else {
+        acc.appendBuffer(chunk);
       }
-      Buffer acc = Buffer.buffer();
-      io.vertx.core.Promise<byte[]> p = io.vertx.core.Promise.promise();
+    });
+    resp.exceptionHandler(e -> p.tryFail(new UpstreamException(url + ": " + Syncer.message(e), 0, e)));
+    resp.endHandler(v -> p.tryComplete(acc.getBytes()));
+    resp.resume();
+    return p.future();
+  }
+
+  @Override
+  public Future<byte[]> fetchBytes(String href, long maxBytes, Runnable onResponse) {
+    String url = url(href);
+    return get(client, url, idleTimeoutMs, onResponse).compose(resp -> readBody(resp, url, maxBytes));
+  }
+
+  @Override
+  public Future<String> download(String href, Path dest, Verifier verifier, Runnable onResponse, Runnable onReceived) {
+    String url = url(href);
+    return get(client, url, idleTimeoutMs, onResponse).compose(resp -> {
+      long expected = verifier.expectedSize();
+      String len = resp.getHeader(HttpHeaders.CONTENT_LENGTH);
+      if (len != null && expected >= 0 && parseLength(len) != expected) {
+        abort(resp); // a wrong length cannot verify: do not spend the bandwidth
+        return Future.failedFuture(verifier.wrongLength(parseLength(len)));
+      }
+      FileSink sink = new FileSink(io, vertx.getOrCreateContext(), dest, verifier);
+      Promise<String> p = Promise.promise();
       resp.handler(chunk -> {
-        if (acc.length() + chunk.length() > maxBytes) {
-          resp.request().reset();
-          p.tryFail(new UpstreamException(url(href) + " is larger than " + maxBytes + " bytes"));
-        } else {
-          acc.appendBuffer(chunk);
+        boolean room = sink.write(chunk);
+        if (expected >= 0 && sink.received() > expected) {
+          abort(resp);
+          sink.abort();
+          p.tryFail(verifier.tooLarge(sink.received()));
+        } else if (!room) {
+          resp.pause();
+          sink.whenDrained(resp::resume);
         }
       });
-      resp.exceptionHandler(e -> p.tryFail(new UpstreamException(url(href) + ": " + e.getMessage(), 0, e)));
-      resp.endHandler(v -> p.tryComplete(acc.getBytes()));
+      resp.exceptionHandler(e -> {
+        sink.abort();
+        p.tryFail(new UpstreamException(url + ": " + Syncer.message(e) + " after " + sink.received() + " bytes", 0, e));
+      });
+      resp.endHandler(v -> {
+        if (!p.future().isComplete()) onReceived.run();
+        sink.finish().onComplete(ar -> {
+          if (ar.succeeded()) p.tryComplete(ar.result());
+          else p.tryFail(ar.cause());
+        });
+      });
       resp.resume();
       return p.future();
     });
   }
 
-  @Override
-  public Future<Long> fetchToFile(String href, Path dest) {
-    return get(href).compose(resp -> vertx.fileSystem()
-        .open(dest.toString(), new OpenOptions().setWrite(true).setCreate(true).setTruncateExisting(true))
-        .compose(file -> resp.pipeTo(file)
-            .recover(e -> Future.failedFuture(new UpstreamException(url(href) + ": " + e.getMessage(), 0, e)))
-            .compose(v -> vertx.fileSystem().props(dest.toString()))
-            .map(props -> props.size())));
+  /** Drops a response we do not want (closing its connection), quietly. */
+  static void abort(HttpClientResponse resp) {
+    resp.handler(null);
+    resp.exceptionHandler(e -> {});
+    resp.request().reset();
+  }
+
+  private static long parseLength(String len) {
+    try {
+      return Long.parseLong(len.trim());
+    } catch (NumberFormatException e) {
+      return -1;
+    }
   }
 
   @Override

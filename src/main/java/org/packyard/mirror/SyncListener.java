@@ -1,10 +1,12 @@
 package org.packyard.mirror;
 
+import java.util.List;
+
 /** Progress of one repository's sync, for terminals and logs. Called from any thread. */
 public interface SyncListener {
   SyncListener NONE = new SyncListener() {};
 
-  /** A phase starts: {@code repomd}, {@code download}, {@code index}, {@code publish}. */
+  /** A phase starts: {@code repomd}, {@code download}, {@code index}, {@code packages}, {@code publish}. */
   default void phase(String repository, String phase, String detail) {}
 
   /** Metadata files fetched so far out of {@code total}. */
@@ -12,4 +14,11 @@ public interface SyncListener {
 
   /** Packages read from primary so far. */
   default void packages(String repository, long count) {}
+
+  /**
+   * Package files stored so far (downloaded or already present) out of {@code total}, and how each
+   * upstream host is doing: its concurrency limit, in-flight count, throttles and retries. Called at
+   * most a few times a second, and once at the end.
+   */
+  default void downloads(String repository, long done, long total, List<HostStats> hosts) {}
 }

@@ -5,28 +5,29 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.WorkerExecutor;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.packyard.config.Policy;
 import org.packyard.config.RepositoryConfig;
 import org.packyard.index.IndexBuilder;
 import org.packyard.index.IndexException;
+import org.packyard.index.SnapshotIndex;
 import org.packyard.rpm.Checksum;
 import org.packyard.rpm.RepoFile;
 import org.packyard.rpm.Repomd;
@@ -38,37 +39,58 @@ import org.packyard.store.SnapshotStore.Published;
 import org.packyard.store.StateStore;
 
 /**
- * Syncs repositories: fetches repomd.xml, every file it lists (verified against its checksum and
- * size), builds the index, and publishes a snapshot atomically. An unchanged repomd.xml costs one
- * request and publishes nothing. Any failure leaves the previous snapshot published. At most one
- * sync per repository runs at a time; a second request joins the running one.
+ * Syncs repositories: picks the fastest mirror's repomd.xml, fetches every file it lists (and
+ * repomd.xml.asc/.key when the mirror has them), verified against the checksums and sizes of that
+ * one repomd.xml, builds the index, for {@code immediate} repositories stores every package the
+ * {@link PackagePlan} names, and only then publishes a snapshot atomically. An unchanged
+ * repomd.xml costs one request and publishes nothing (an {@code immediate} repository still makes
+ * sure its packages are stored). Any failure leaves the previous snapshot published; blobs verified
+ * before it stay, so the next run resumes. At most one sync per repository runs at a time; a
+ * second request joins the running one.
  */
 public final class Syncer implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(Syncer.class.getName());
   static final String REPOMD = "repodata/repomd.xml";
-  private static final long MAX_REPOMD_BYTES = 32L << 20;
-  private static final int METADATA_DOWNLOADS = 4;
+  static final String REPOMD_ASC = "repodata/repomd.xml.asc";
+  static final String REPOMD_KEY = "repodata/repomd.xml.key";
+  private static final long MAX_SIGNATURE_BYTES = 1L << 20;
+  private static final long PROGRESS_EVERY_MS = 250;
 
-  private final Vertx vertx;
-  private final Upstreams upstreams;
+  private final Downloader downloader;
+  private final boolean ownsDownloader;
   private final BlobStore blobs;
   private final SnapshotStore snapshots;
   private final StateStore state;
   private final Clock clock;
+  private final PackagePlan plan;
   private final WorkerExecutor worker;
   private final ExecutorService ingest;
   private final Consumer<Published> onPublish;
   private final Map<String, Future<SyncResult>> running = new HashMap<>();
 
+  /** A syncer with its own {@link Downloader} on Vert.x timers, downloading every listed package. */
   public Syncer(Vertx vertx, Upstreams upstreams, BlobStore blobs, SnapshotStore snapshots, StateStore state,
       Clock clock, Consumer<Published> onPublish) {
-    this.vertx = vertx;
-    this.upstreams = upstreams;
-    this.blobs = blobs;
+    this(vertx, new Downloader(vertx, upstreams, blobs, Scheduler.vertx(vertx, clock), Downloader.Options.DEFAULT),
+        true, snapshots, state, clock, onPublish, PackagePlan.ALL);
+  }
+
+  /** A syncer over {@code downloader} (not closed with it), fetching the packages {@code plan} names. */
+  public Syncer(Vertx vertx, Downloader downloader, SnapshotStore snapshots, StateStore state, Clock clock,
+      Consumer<Published> onPublish, PackagePlan plan) {
+    this(vertx, downloader, false, snapshots, state, clock, onPublish, plan);
+  }
+
+  private Syncer(Vertx vertx, Downloader downloader, boolean owns, SnapshotStore snapshots, StateStore state,
+      Clock clock, Consumer<Published> onPublish, PackagePlan plan) {
+    this.downloader = downloader;
+    this.ownsDownloader = owns;
+    this.blobs = downloader.blobs();
     this.snapshots = snapshots;
     this.state = state;
     this.clock = clock;
     this.onPublish = onPublish;
+    this.plan = Objects.requireNonNull(plan, "plan");
     this.worker = vertx.createSharedWorkerExecutor("packyard-sync", 2, 6, TimeUnit.HOURS);
     AtomicInteger n = new AtomicInteger();
     this.ingest = new ThreadPoolExecutor(2, 2, 1, TimeUnit.MINUTES, new ArrayBlockingQueue<>(16), r -> {
@@ -76,6 +98,11 @@ public final class Syncer implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
+  }
+
+  /** The download engine: for stats and metrics, and for fetching one file on demand. */
+  public Downloader downloader() {
+    return downloader;
   }
 
   /** Syncs {@code repo} once; joins the running sync of the same repository if there is one. */
@@ -97,138 +124,157 @@ public final class Syncer implements AutoCloseable {
 
   private Future<SyncResult> run(RepositoryConfig repo, SyncListener l) {
     long start = clock.millis();
-    Upstream up;
-    try {
-      up = upstreams.forRepository(repo);
-    } catch (RuntimeException e) {
-      return Future.failedFuture(new SyncException(repo.name() + ": " + e.getMessage(), e));
-    }
-    l.phase(repo.name(), "repomd", up.describe(REPOMD));
     Future<Long> runId = blocking(() -> recordStart(repo.name()));
     Future<SyncResult> result = runId
         .compose(id -> blocking(() -> snapshots.current(repo.name()).orElse(null)))
-        .compose(current -> up.fetchBytes(REPOMD, MAX_REPOMD_BYTES).compose(bytes -> {
-          String sha = Checksum.sha256Hex(bytes);
-          if (current != null && current.manifest().repomd().sha256().equals(sha)) {
-            return Future.succeededFuture(new SyncResult(repo.name(), SyncResult.Outcome.UNCHANGED, current, clock.millis() - start));
-          }
-          return fetchAndPublish(repo, up, bytes, sha, l)
-              .map(pub -> new SyncResult(repo.name(), SyncResult.Outcome.PUBLISHED, pub, clock.millis() - start));
+        .compose(current -> downloader.mirrors(repo).compose(set -> {
+          l.phase(repo.name(), "repomd", set.describe(REPOMD));
+          return downloader.fetchRepomd(set).compose(md -> {
+            if (current != null && current.manifest().repomd().sha256().equals(md.sha256())) {
+              return ensurePackages(repo, set, current, l)
+                  .map(v -> new SyncResult(repo.name(), SyncResult.Outcome.UNCHANGED, current, clock.millis() - start));
+            }
+            return fetchAndPublish(repo, set, md, l)
+                .map(pub -> new SyncResult(repo.name(), SyncResult.Outcome.PUBLISHED, pub, clock.millis() - start));
+          });
         }))
         .recover(e -> Future.failedFuture(e instanceof SyncException ? e
             : new SyncException(repo.name() + ": " + message(e), e)));
-    return result.andThen(ar -> runId.onSuccess(id -> worker.executeBlocking(() -> {
+    return result.andThen(ar -> runId.onSuccess(id -> blocking(() -> {
       recordFinish(id, ar.succeeded() ? ar.result() : null, ar.failed() ? ar.cause().getMessage() : null);
       return null;
-    }, false)));
+    })));
   }
 
-  private Future<Published> fetchAndPublish(RepositoryConfig repo, Upstream up, byte[] repomdBytes, String repomdSha,
+  /** What the index step produced, kept until publish or discard. */
+  private record Built(SnapshotStore.Staging staging, IndexBuilder.Stats stats, List<RepoFile> wanted, List<String> shas) {}
+
+  private Future<Published> fetchAndPublish(RepositoryConfig repo, MirrorSet set, Downloader.ChosenRepomd chosen,
       SyncListener l) {
     return blocking(() -> {
       Repomd md;
       try {
-        md = Repomd.parse(repomdBytes);
+        md = Repomd.parse(chosen.bytes());
       } catch (RpmMdException e) {
-        throw new SyncException(repo.name() + ": " + up.describe(REPOMD) + ": " + e.getMessage(), e);
+        throw new SyncException(repo.name() + ": " + chosen.mirror().upstream().describe(REPOMD) + ": " + e.getMessage(), e);
       }
       if (md.file("primary") == null) throw new SyncException(repo.name() + ": repomd.xml lists no primary", null);
-      storeBytes(repomdBytes, repomdSha);
+      storeBytes(chosen.bytes(), chosen.sha256());
       return md;
-    }).compose(md -> {
+    }).compose(md -> signatures(chosen.mirror()).compose(sigs -> {
       List<RepoFile> wanted = md.files().stream().filter(f -> !f.isSqliteDatabase()).toList();
+      List<FetchItem> items = wanted.stream().map(FetchItem::of).toList();
       l.phase(repo.name(), "download", wanted.size() + " metadata files");
       AtomicInteger done = new AtomicInteger();
-      return Bounded.forEach(wanted, METADATA_DOWNLOADS, f -> fetchVerified(repo, up, f).andThen(ar -> {
-        if (ar.succeeded()) l.files(repo.name(), done.incrementAndGet(), wanted.size());
-      })).compose(shas -> blocking(() -> {
-        l.phase(repo.name(), "index", "primary, filelists, other");
-        Map<String, String> shaByType = new HashMap<>();
-        for (int i = 0; i < wanted.size(); i++) shaByType.put(wanted.get(i).type(), shas.get(i));
-        return buildAndPublish(repo, up, md, wanted, shas, shaByType, repomdSha, l);
-      }));
+      return downloader.fetchAll(set, items, item -> l.files(repo.name(), done.incrementAndGet(), items.size()))
+          .compose(shas -> blocking(() -> build(repo, md, wanted, shas, l)))
+          .compose(built -> fetchPackages(repo, set, built.staging().indexDir(), l)
+              .compose(v -> blocking(() -> publish(repo, md, chosen.sha256(), sigs, built, l)))
+              .recover(e -> blocking(() -> {
+                snapshots.discard(built.staging());
+                return null;
+              }).transform(x -> Future.failedFuture(e))));
+    }));
+  }
+
+  /** repomd.xml.asc and .key from the mirror that served repomd.xml, stored, when it has them. */
+  private Future<List<Manifest.FileRef>> signatures(MirrorSet.Mirror mirror) {
+    Future<Manifest.FileRef> asc = signature(mirror, REPOMD_ASC, "repomd_asc");
+    Future<Manifest.FileRef> key = signature(mirror, REPOMD_KEY, "repomd_key");
+    return Future.all(asc, key).map(v -> {
+      List<Manifest.FileRef> out = new ArrayList<>();
+      if (asc.result() != null) out.add(asc.result());
+      if (key.result() != null) out.add(key.result());
+      return out;
     });
   }
 
-  private Published buildAndPublish(RepositoryConfig repo, Upstream up, Repomd md, List<RepoFile> wanted,
-      List<String> shas, Map<String, String> shaByType, String repomdSha, SyncListener l) throws IOException {
+  private Future<Manifest.FileRef> signature(MirrorSet.Mirror mirror, String href, String type) {
+    return downloader.fetchOptional(mirror, href, MAX_SIGNATURE_BYTES).compose(bytes -> bytes == null
+        ? Future.succeededFuture(null)
+        : blocking(() -> {
+          String sha = Checksum.sha256Hex(bytes);
+          storeBytes(bytes, sha);
+          return new Manifest.FileRef(type, href, sha, bytes.length);
+        }));
+  }
+
+  private Built build(RepositoryConfig repo, Repomd md, List<RepoFile> wanted, List<String> shas, SyncListener l)
+      throws IOException {
+    l.phase(repo.name(), "index", "primary, filelists, other");
+    Map<String, String> shaByType = new HashMap<>();
+    for (int i = 0; i < wanted.size(); i++) shaByType.put(wanted.get(i).type(), shas.get(i));
     SnapshotStore.Staging staging = snapshots.stage(repo.name());
-    boolean published = false;
     try {
-      IndexBuilder.Stats stats;
-      try {
-        stats = IndexBuilder.build(staging.indexDir(),
-            source(md.file("primary"), shaByType),
-            source(md.file("filelists"), shaByType),
-            source(md.file("other"), shaByType),
-            ingest, n -> l.packages(repo.name(), n));
-      } catch (IndexException e) {
-        throw new SyncException(repo.name() + ": " + e.getMessage(), e);
-      }
+      IndexBuilder.Stats stats = IndexBuilder.build(staging.indexDir(),
+          source(md.file("primary"), shaByType),
+          source(md.file("filelists"), shaByType),
+          source(md.file("other"), shaByType),
+          ingest, n -> l.packages(repo.name(), n));
       LOG.info(repo.name() + ": indexed " + stats.packages() + " packages, " + stats.dependencies() + " dependencies; ms " + stats.millis());
-      l.phase(repo.name(), "publish", stats.packages() + " packages");
-      long t0 = System.nanoTime();
-      List<Manifest.FileRef> refs = new ArrayList<>();
-      refs.add(new Manifest.FileRef("repomd", REPOMD, repomdSha, repomdSizeOf(repomdSha)));
-      for (int i = 0; i < wanted.size(); i++) {
-        RepoFile f = wanted.get(i);
-        refs.add(new Manifest.FileRef(f.type(), f.href(), shas.get(i), blobs.size(shas.get(i))));
-      }
-      Manifest m = new Manifest(Manifest.FORMAT, repo.name(), snapshots.newId(repomdSha),
-          clock.instant().toString(), repo.upstream().toString(), md.revision(), stats.packages(), refs);
-      Published pub = snapshots.publish(staging, m);
-      published = true;
-      LOG.info(repo.name() + ": published " + m.id() + " (durable in " + (System.nanoTime() - t0) / 1_000_000 + " ms)");
-      onPublish.accept(pub);
-      return pub;
-    } finally {
-      if (!published) snapshots.discard(staging);
+      return new Built(staging, stats, wanted, shas);
+    } catch (IndexException e) {
+      snapshots.discard(staging);
+      throw new SyncException(repo.name() + ": " + e.getMessage(), e);
+    } catch (RuntimeException e) {
+      snapshots.discard(staging);
+      throw e;
     }
   }
 
-  private long repomdSizeOf(String sha) throws IOException {
-    return blobs.size(sha);
+  /** For {@code immediate}: stores every package the plan names from the index in {@code indexDir}. */
+  private Future<Void> fetchPackages(RepositoryConfig repo, MirrorSet set, Path indexDir, SyncListener l) {
+    if (repo.policy() != Policy.IMMEDIATE) return Future.succeededFuture();
+    return blocking(() -> {
+      try (SnapshotIndex index = SnapshotIndex.open(indexDir)) {
+        return plan.packages(repo, index);
+      }
+    }).compose(items -> {
+      l.phase(repo.name(), "packages", items.size() + " package files");
+      l.downloads(repo.name(), 0, items.size(), downloader.stats());
+      long t0 = clock.millis();
+      AtomicLong done = new AtomicLong();
+      AtomicLong lastReport = new AtomicLong(t0);
+      return downloader.fetchAll(set, items, item -> {
+        long d = done.incrementAndGet();
+        long now = clock.millis();
+        long last = lastReport.get();
+        if (d == items.size() || (now - last >= PROGRESS_EVERY_MS && lastReport.compareAndSet(last, now))) {
+          l.downloads(repo.name(), d, items.size(), downloader.stats());
+        }
+      }).map(shas -> {
+        LOG.info(repo.name() + ": " + items.size() + " package files stored; ms " + (clock.millis() - t0));
+        return null;
+      });
+    });
+  }
+
+  /** An unchanged {@code immediate} repository: makes sure the published snapshot's packages are stored. */
+  private Future<Void> ensurePackages(RepositoryConfig repo, MirrorSet set, Published current, SyncListener l) {
+    return fetchPackages(repo, set, current.indexDir(), l);
+  }
+
+  private Published publish(RepositoryConfig repo, Repomd md, String repomdSha, List<Manifest.FileRef> sigs, Built b,
+      SyncListener l) throws IOException {
+    l.phase(repo.name(), "publish", b.stats().packages() + " packages");
+    long t0 = System.nanoTime();
+    List<Manifest.FileRef> refs = new ArrayList<>();
+    refs.add(new Manifest.FileRef("repomd", REPOMD, repomdSha, blobs.size(repomdSha)));
+    refs.addAll(sigs);
+    for (int i = 0; i < b.wanted().size(); i++) {
+      RepoFile f = b.wanted().get(i);
+      refs.add(new Manifest.FileRef(f.type(), f.href(), b.shas().get(i), blobs.size(b.shas().get(i))));
+    }
+    Manifest m = new Manifest(Manifest.FORMAT, repo.name(), snapshots.newId(repomdSha),
+        clock.instant().toString(), repo.upstream().toString(), md.revision(), b.stats().packages(), refs);
+    Published pub = snapshots.publish(b.staging(), m);
+    LOG.info(repo.name() + ": published " + m.id() + " (durable in " + (System.nanoTime() - t0) / 1_000_000 + " ms)");
+    onPublish.accept(pub);
+    return pub;
   }
 
   private VerifyingXmlSource source(RepoFile f, Map<String, String> shaByType) {
     return f == null ? null : new VerifyingXmlSource(f, blobs.path(shaByType.get(f.type())));
-  }
-
-  /** Fetches one metadata file unless its blob is already stored; returns its sha256. */
-  private Future<String> fetchVerified(RepositoryConfig repo, Upstream up, RepoFile f) {
-    if (f.checksum().type().equals("sha256") && blobs.has(f.checksum().hex())) {
-      return Future.succeededFuture(f.checksum().hex());
-    }
-    return blocking(blobs::newTempFile).compose(tmp -> up.fetchToFile(f.href(), tmp)
-        .compose(size -> blocking(() -> verifyAndCommit(repo, up, f, tmp, size)))
-        .andThen(ar -> {
-          if (ar.failed()) deleteQuietly(tmp);
-        }));
-  }
-
-  private String verifyAndCommit(RepositoryConfig repo, Upstream up, RepoFile f, Path tmp, long size) throws IOException {
-    String what = repo.name() + ": " + f.type() + " (" + up.describe(f.href()) + ")";
-    if (f.size() >= 0 && size != f.size()) {
-      throw new SyncException(what + ": size is " + size + " bytes, repomd.xml says " + f.size(), null);
-    }
-    MessageDigest declared = f.checksum().newDigest();
-    MessageDigest sha256 = f.checksum().type().equals("sha256") ? null : new Checksum("sha256", "0").newDigest();
-    byte[] buf = new byte[1 << 16];
-    try (InputStream in = Files.newInputStream(tmp)) {
-      int n;
-      while ((n = in.read(buf)) > 0) {
-        declared.update(buf, 0, n);
-        if (sha256 != null) sha256.update(buf, 0, n);
-      }
-    }
-    byte[] d = declared.digest();
-    if (!f.checksum().matches(d)) {
-      throw new SyncException(what + ": checksum mismatch: repomd.xml says " + f.checksum() + ", the file has "
-          + f.checksum().type() + ":" + HexFormat.of().formatHex(d), null);
-    }
-    String sha = sha256 == null ? f.checksum().hex() : HexFormat.of().formatHex(sha256.digest());
-    blobs.commit(tmp, sha);
-    return sha;
   }
 
   private void storeBytes(byte[] bytes, String sha) throws IOException {
@@ -258,14 +304,10 @@ public final class Syncer implements AutoCloseable {
   }
 
   private <T> Future<T> blocking(Callable<T> c) {
-    return worker.executeBlocking(c, false);
-  }
-
-  private static void deleteQuietly(Path p) {
     try {
-      Files.deleteIfExists(p);
-    } catch (IOException ignored) {
-      // a leftover temp file is removed at the next start
+      return worker.executeBlocking(c, false);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      return Future.failedFuture(new UpstreamException("shutting down"));
     }
   }
 
@@ -277,5 +319,6 @@ public final class Syncer implements AutoCloseable {
   public void close() {
     worker.close();
     ingest.shutdownNow();
+    if (ownsDownloader) downloader.close();
   }
 }

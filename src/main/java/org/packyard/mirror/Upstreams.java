@@ -1,43 +1,160 @@
 package org.packyard.mirror;
 
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.WorkerExecutor;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.PoolOptions;
+import io.vertx.core.net.PemKeyCertOptions;
+import io.vertx.core.net.PemTrustOptions;
+import io.vertx.core.net.ProxyOptions;
+import io.vertx.core.net.ProxyType;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.packyard.config.RepositoryConfig;
+import org.packyard.config.Transfer;
 
-/** Makes the {@link Upstream} for a repository's configured URL; owns the shared HTTP client. */
+/**
+ * Makes the {@link Upstream} for a mirror URL, and owns one HTTP client per distinct transfer
+ * setup (TLS trust, client certificate, proxy, concurrency cap). Each client's pool holds as many
+ * connections per host as the cap, so the limiter, not the pool, decides concurrency, and its wait
+ * queue is bounded. Requests carry {@link org.packyard.Version#userAgent()}.
+ */
 public final class Upstreams implements AutoCloseable {
+  /** Connect and idle (no bytes for this long) timeouts of upstream requests. */
+  public record Timeouts(Duration connect, Duration idle) {
+    public static final Timeouts DEFAULT = new Timeouts(Duration.ofSeconds(30), Duration.ofSeconds(60));
+
+    public Timeouts {
+      if (connect == null || connect.isNegative() || connect.isZero()) throw new IllegalArgumentException("connect timeout must be > 0, got: " + connect);
+      if (idle == null || idle.isNegative() || idle.isZero()) throw new IllegalArgumentException("idle timeout must be > 0, got: " + idle);
+    }
+  }
+
+  private record ClientKey(Path caFile, Path clientCert, Path clientKey, URI proxy, int cap) {
+    static ClientKey of(Transfer t) {
+      return new ClientKey(t.caFile(), t.clientCert(), t.clientKey(), t.proxy(), Upstreams.cap(t));
+    }
+  }
+
   private final Vertx vertx;
-  private final HttpClient client;
+  private final Timeouts timeouts;
+  private final WorkerExecutor io;
+  private final Map<ClientKey, HttpClient> clients = new ConcurrentHashMap<>();
 
   public Upstreams(Vertx vertx) {
+    this(vertx, Timeouts.DEFAULT);
+  }
+
+  public Upstreams(Vertx vertx, Timeouts timeouts) {
     this.vertx = vertx;
-    this.client = vertx.createHttpClient(
-        new HttpClientOptions()
-            .setConnectTimeout(30_000)
-            .setKeepAlive(true)
-            .setDecompressionSupported(false)
-            .setTrustAll(false),
-        new PoolOptions().setHttp1MaxSize(8).setMaxWaitQueueSize(256));
+    this.timeouts = timeouts;
+    this.io = vertx.createSharedWorkerExecutor("packyard-download-io", 4);
   }
 
-  /** The shared HTTP client for upstream requests. */
-  public HttpClient client() {
-    return client;
+  /** The most requests a transfer allows one host at once. */
+  static int cap(Transfer t) {
+    return t.fixed() ? t.fixedConcurrency() : t.maxConcurrency();
   }
 
+  /** The upstream of {@code repo}'s first mirror (or its metalink/mirrorlist URL). */
   public Upstream forRepository(RepositoryConfig repo) {
-    java.net.URI base = repo.upstream().primary();
+    return forMirror(repo.upstream().primary(), repo.transfer());
+  }
+
+  /** The upstream at mirror base URL {@code base}, reached as {@code transfer} says. May read PEM files. */
+  public Upstream forMirror(URI base, Transfer transfer) {
     return switch (base.getScheme()) {
       case "file" -> new FileUpstream(vertx, base);
-      case "http", "https" -> new HttpUpstream(vertx, client, base);
+      case "http", "https" -> new HttpUpstream(vertx, client(transfer), io, base, timeouts.idle().toMillis());
       default -> throw new UpstreamException("unsupported upstream scheme: " + base);
     };
   }
 
+  /** Reads a small document at an absolute URL (a metalink or mirrorlist), query string and all. */
+  public Future<byte[]> fetchDocument(URI url, Transfer transfer, long maxBytes, Runnable onResponse) {
+    if (url.getScheme().equals("file")) {
+      return vertx.executeBlocking(() -> {
+        try {
+          onResponse.run();
+          byte[] b = Files.readAllBytes(Path.of(url));
+          if (b.length > maxBytes) throw UpstreamException.corrupt(url + " is larger than " + maxBytes + " bytes");
+          return b;
+        } catch (NoSuchFileException e) {
+          throw new UpstreamException(url + ": no such file", 404, e);
+        } catch (java.io.IOException e) {
+          throw new UpstreamException(url + ": " + e.getMessage(), 0, e);
+        }
+      }, false);
+    }
+    String u = url.toString();
+    return HttpUpstream.get(client(transfer), u, timeouts.idle().toMillis(), onResponse)
+        .compose(resp -> HttpUpstream.readBody(resp, u, maxBytes));
+  }
+
+  /** The host key of an absolute URL, as {@link Upstream#host()} spells it. */
+  static String hostOf(URI url) {
+    if (url.getScheme().equals("file")) return "file";
+    int port = url.getPort() > 0 ? url.getPort() : url.getScheme().equals("https") ? 443 : 80;
+    return url.getScheme() + "://" + url.getHost() + ":" + port;
+  }
+
+  /** The HTTP client for a transfer setup (shared by every repository with the same setup). */
+  public HttpClient client(Transfer t) {
+    return clients.computeIfAbsent(ClientKey.of(t), this::newClient);
+  }
+
+  private HttpClient newClient(ClientKey k) {
+    HttpClientOptions o = new HttpClientOptions()
+        .setConnectTimeout((int) timeouts.connect().toMillis())
+        .setKeepAlive(true)
+        .setKeepAliveTimeout(60)
+        .setDecompressionSupported(false)
+        .setTrustAll(false)
+        .setVerifyHost(true)
+        .setTcpNoDelay(true);
+    if (k.caFile() != null) {
+      requireFile(k.caFile(), "tls_ca_file");
+      o.setTrustOptions(new PemTrustOptions().addCertPath(k.caFile().toString()));
+    }
+    if (k.clientCert() != null) {
+      requireFile(k.clientCert(), "tls_client_cert");
+      requireFile(k.clientKey(), "tls_client_key");
+      o.setKeyCertOptions(new PemKeyCertOptions().setCertPath(k.clientCert().toString()).setKeyPath(k.clientKey().toString()));
+    }
+    if (k.proxy() != null) {
+      ProxyOptions p = new ProxyOptions().setType(ProxyType.HTTP).setHost(k.proxy().getHost())
+          .setPort(k.proxy().getPort() > 0 ? k.proxy().getPort() : 80);
+      String user = k.proxy().getUserInfo();
+      if (user != null) {
+        int c = user.indexOf(':');
+        p.setUsername(c < 0 ? user : user.substring(0, c));
+        if (c >= 0) p.setPassword(user.substring(c + 1));
+      }
+      o.setProxyOptions(p);
+    }
+    PoolOptions pool = new PoolOptions().setHttp1MaxSize(k.cap()).setHttp2MaxSize(Math.max(1, k.cap() / 8))
+        .setMaxWaitQueueSize(4 * k.cap());
+    try {
+      return vertx.createHttpClient(o, pool);
+    } catch (RuntimeException e) {
+      throw new UpstreamException("cannot set up TLS or proxy (" + k + "): " + Syncer.message(e));
+    }
+  }
+
+  private static void requireFile(Path p, String key) {
+    if (!Files.isRegularFile(p)) throw new UpstreamException(key + " is not a readable file: " + p);
+  }
+
   @Override
   public void close() {
-    client.close();
+    for (HttpClient c : clients.values()) c.close();
+    io.close();
   }
 }

@@ -78,7 +78,9 @@ public final class PrimaryParser {
         }
         case "location" -> {
           href = Xml.attrOrNull(r, "href");
-          base = Xml.attrOrNull(r, "base");
+          base = r.getAttributeValue(javax.xml.XMLConstants.XML_NS_URI, "base"); // xml:base
+          if (base == null) base = Xml.attrOrNull(r, "base");
+          if (base != null && base.isEmpty()) base = null;
         }
         case "format" -> { /* descend: its children are handled here */ }
         case "license" -> license = Xml.textOrNull(r);

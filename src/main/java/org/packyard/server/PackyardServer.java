@@ -56,7 +56,7 @@ public final class PackyardServer implements AutoCloseable {
     this.readers = new ReaderPool(Math.max(2, Runtime.getRuntime().availableProcessors()), 256);
     // One instance for all event loops: on-demand flights are shared by every connection.
     this.mdapi = new MdapiRoutes(catalog, readers);
-    this.onDemandContent = ContentRoutes.create(vertx, catalog, services.blobs, readers, services.upstreams.client());
+    this.onDemandContent = ContentRoutes.create(vertx, catalog, services.blobs, readers, services.upstreams);
   }
 
   /** Opens the stores, maps the published snapshots and starts listening. */

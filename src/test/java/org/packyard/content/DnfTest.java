@@ -30,7 +30,7 @@ class DnfTest {
   @TempDir Path tmp;
 
   @ParameterizedTest
-  @EnumSource(value = Policy.class, names = {"ON_DEMAND"})
+  @EnumSource(value = Policy.class, names = {"IMMEDIATE", "ON_DEMAND"})
   void dnf_makecacheRepoqueryDownload(Policy policy) throws Exception {
     Tools.require("dnf", "dnf");
     Path upstream = SampleRepo.copyTo(tmp.resolve("upstream"));

@@ -3,15 +3,11 @@ package org.packyard.mirror;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpServer;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -20,6 +16,7 @@ import org.packyard.config.Access;
 import org.packyard.config.Channel;
 import org.packyard.config.Policy;
 import org.packyard.config.RepositoryConfig;
+import org.packyard.testkit.FakeUpstream;
 import org.packyard.testkit.RepoWriter;
 import org.packyard.testkit.RepoWriter.Pkg;
 import org.packyard.testkit.TestServer;
@@ -82,7 +79,7 @@ class SyncTest {
       SyncResult first = s.sync("r");
       assertThat(first.outcome()).isEqualTo(SyncResult.Outcome.PUBLISHED);
       int before = fake.requests.get();
-      assertThat(before).isEqualTo(4); // repomd + primary + filelists + other
+      assertThat(before).isEqualTo(6); // repomd, its .asc and .key (404 here), primary, filelists, other
       SyncResult second = s.sync("r");
       assertThat(second.outcome()).isEqualTo(SyncResult.Outcome.UNCHANGED);
       assertThat(second.snapshot().id()).isEqualTo(first.snapshot().id());
@@ -214,8 +211,9 @@ class SyncTest {
             List.of(repo("r", fake.uri()), new RepositoryConfig("r2", fake.uri(), Policy.METADATA_ONLY, null, null, null, null)))) {
       s.sync("r");
       int before = fake.requests.get();
-      s.sync("r2"); // same upstream files: only repomd.xml is fetched
-      assertThat(fake.requests.get() - before).isEqualTo(1);
+      s.sync("r2"); // same upstream files: only repomd.xml (and the absent .asc and .key) are fetched
+      assertThat(fake.requests.get() - before).isEqualTo(3);
+      assertThat(fake.count("/repodata/repomd.xml")).isEqualTo(2);
       assertThat(s.server.catalog().view().repository("r2").snapshot().manifest().packages()).isEqualTo(1);
     }
   }
@@ -223,45 +221,6 @@ class SyncTest {
   static List<Path> stagingLeft(Path data) throws Exception {
     try (var s = Files.walk(data.resolve("repos"))) {
       return s.filter(p -> p.getFileName().toString().startsWith(".staging-")).toList();
-    }
-  }
-
-  /** A Vert.x file server on port 0 that counts requests and can fail on purpose. */
-  static final class FakeUpstream implements AutoCloseable {
-    final Vertx vertx = Vertx.vertx();
-    final AtomicInteger requests = new AtomicInteger();
-    final ConcurrentHashMap<String, AtomicInteger> paths = new ConcurrentHashMap<>();
-    volatile int failWith;
-    HttpServer server;
-    Path root;
-
-    static FakeUpstream start(Path root) throws Exception {
-      FakeUpstream f = new FakeUpstream();
-      f.root = root;
-      f.server = f.vertx.createHttpServer().requestHandler(req -> {
-        f.requests.incrementAndGet();
-        f.paths.computeIfAbsent(req.path(), k -> new AtomicInteger()).incrementAndGet();
-        if (f.failWith != 0) {
-          req.response().setStatusCode(f.failWith).end("nope");
-          return;
-        }
-        Path p = root.resolve(req.path().substring(1)).normalize();
-        if (!p.startsWith(root) || !Files.isRegularFile(p)) {
-          req.response().setStatusCode(404).end();
-          return;
-        }
-        req.response().sendFile(p.toString());
-      }).listen(0, "127.0.0.1").await(10, TimeUnit.SECONDS);
-      return f;
-    }
-
-    URI uri() {
-      return URI.create("http://127.0.0.1:" + server.actualPort() + "/");
-    }
-
-    @Override
-    public void close() throws Exception {
-      vertx.close().await(10, TimeUnit.SECONDS);
     }
   }
 }

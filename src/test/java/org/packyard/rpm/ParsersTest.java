@@ -21,7 +21,7 @@ class ParsersTest {
         <metadata xmlns="http://linux.duke.edu/metadata/common" xmlns:rpm="http://linux.duke.edu/metadata/rpm" packages="1">
         <package type="rpm"><name>a</name><arch>noarch</arch><version epoch="3" ver="1.0" rel="2"/>
         <checksum type="sha256" pkgid="YES">abc</checksum><summary>S ü</summary><description></description><url/>
-        <location href="a.rpm"/><format><rpm:sourcerpm>a-1.0-2.src.rpm</rpm:sourcerpm>
+        <location xml:base="http://elsewhere.example/" href="a.rpm"/><format><rpm:sourcerpm>a-1.0-2.src.rpm</rpm:sourcerpm>
         <rpm:provides><rpm:entry name="a" flags="EQ" epoch="3" ver="1.0" rel="2"/></rpm:provides>
         <rpm:requires><rpm:entry name="/bin/sh" pre="1"/><rpm:entry name="b" flags="GE" epoch="0" ver="2"/></rpm:requires>
         <rpm:conflicts><rpm:entry name="c" flags="LT" epoch="0" ver="1"/></rpm:conflicts>
@@ -38,6 +38,7 @@ class ParsersTest {
     assertThat(p.description()).isNull();
     assertThat(p.url()).isNull();
     assertThat(p.sourceName()).isEqualTo("a");
+    assertThat(p.locationBase()).isEqualTo("http://elsewhere.example/");
     for (DepKind k : DepKind.values()) assertThat(p.deps(k)).as(k.key()).isNotEmpty();
     assertThat(p.deps(DepKind.REQUIRES).get(0)).isEqualTo(new Dependency("/bin/sh", null, null, null, null, true));
     assertThat(p.deps(DepKind.CONFLICTS).get(0).flags()).isEqualTo("LT");

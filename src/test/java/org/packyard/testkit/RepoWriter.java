@@ -27,6 +27,8 @@ public final class RepoWriter {
   private final Map<String, byte[]> payloads = new LinkedHashMap<>();
   private String compression = "gz";
   private String checksumType = "sha256";
+  private int payloadSize = -1;
+  private String packageChecksumType = "sha256";
 
   /** One package of primary.xml. */
   public record Pkg(String name, String epoch, String version, String release, String sourceRpm, String extraFormat,
@@ -86,28 +88,57 @@ public final class RepoWriter {
     return this;
   }
 
+  /**
+   * Makes {@link #packages} also write each package file (its {@code href}): at least {@code
+   * minSize} bytes derived from its name and EVR, with that content's checksum and size in primary.
+   * Call before {@link #packages}.
+   */
+  public RepoWriter payloads(int minSize) {
+    this.payloadSize = minSize;
+    return this;
+  }
+
+  /** The checksum type primary gives package files (with {@link #payloads}); default sha256. */
+  public RepoWriter packageChecksumType(String t) {
+    this.packageChecksumType = t;
+    return this;
+  }
+
+  /** The bytes of {@code k}'s package file under {@link #payloads}. */
+  public static byte[] payload(Pkg k, int minSize) {
+    byte[] seed = (k.name + k.epoch + k.version + k.release).getBytes(StandardCharsets.UTF_8);
+    byte[] out = new byte[Math.max(seed.length, minSize)];
+    for (int i = 0; i < out.length; i++) out[i] = (byte) (seed[i % seed.length] + i / seed.length);
+    return out;
+  }
+
   /** Sets primary, filelists and other from packages (each with one file /usr/bin/NAME). */
   public RepoWriter packages(List<Pkg> pkgs) {
+    payloads.clear();
     StringBuilder p = new StringBuilder("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<metadata xmlns=\"http://linux.duke.edu/metadata/common\" xmlns:rpm=\"http://linux.duke.edu/metadata/rpm\" packages=\"" + pkgs.size() + "\">\n");
     StringBuilder f = new StringBuilder("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<filelists xmlns=\"http://linux.duke.edu/metadata/filelists\" packages=\"" + pkgs.size() + "\">\n");
     StringBuilder o = new StringBuilder("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<otherdata xmlns=\"http://linux.duke.edu/metadata/other\" packages=\"" + pkgs.size() + "\">\n");
     for (Pkg k : pkgs) {
-      if (k.payload != null) payloads.put(k.href(), k.payload);
       String ver = "<version epoch=\"" + k.epoch + "\" ver=\"" + k.version + "\" rel=\"" + k.release + "\"/>";
+      byte[] payload = k.payload != null ? k.payload : payloadSize < 0 ? null : payload(k, payloadSize);
+      if (payload != null) payloads.put(k.href(), payload);
+      String sumType = payload == null ? "sha256" : packageChecksumType;
+      String sum = payload == null ? k.pkgId() : hex(packageChecksumType, payload);
       p.append("<package type=\"rpm\"><name>").append(k.name).append("</name><arch>noarch</arch>").append(ver)
-          .append("<checksum type=\"sha256\" pkgid=\"YES\">").append(k.pkgId()).append("</checksum>")
+          .append("<checksum type=\"").append(sumType).append("\" pkgid=\"YES\">").append(sum).append("</checksum>")
           .append("<summary>Summary of ").append(k.name).append("</summary><description>About ").append(k.name)
           .append("</description><packager/><url>https://example.org/").append(k.name).append("</url>")
-          .append("<time file=\"1700000000\" build=\"1700000000\"/><size package=\"").append(k.size()).append("\" installed=\"200\" archive=\"300\"/>")
+          .append("<time file=\"1700000000\" build=\"1700000000\"/><size package=\"").append(payload == null ? 100 : payload.length)
+          .append("\" installed=\"200\" archive=\"300\"/>")
           .append("<location href=\"").append(k.href()).append("\"/><format><rpm:license>MIT</rpm:license>")
           .append(k.sourceRpm == null ? "<rpm:sourcerpm/>" : "<rpm:sourcerpm>" + k.sourceRpm + "</rpm:sourcerpm>")
           .append("<rpm:provides><rpm:entry name=\"").append(k.name).append("\" flags=\"EQ\" epoch=\"").append(k.epoch)
           .append("\" ver=\"").append(k.version).append("\" rel=\"").append(k.release).append("\"/></rpm:provides>")
           .append(k.extraFormat).append("<file>/usr/bin/").append(k.name).append("</file></format></package>\n");
-      f.append("<package pkgid=\"").append(k.pkgId()).append("\" name=\"").append(k.name).append("\" arch=\"noarch\">")
+      f.append("<package pkgid=\"").append(sum).append("\" name=\"").append(k.name).append("\" arch=\"noarch\">")
           .append(ver).append("<file>/usr/bin/").append(k.name).append("</file><file type=\"dir\">/usr/share/")
           .append(k.name).append("</file></package>\n");
-      o.append("<package pkgid=\"").append(k.pkgId()).append("\" name=\"").append(k.name).append("\" arch=\"noarch\">")
+      o.append("<package pkgid=\"").append(sum).append("\" name=\"").append(k.name).append("\" arch=\"noarch\">")
           .append(ver).append("<changelog author=\"Dev &lt;dev@example.org&gt; - ").append(k.version)
           .append("\" date=\"1700000000\">- Built ").append(k.name).append("</changelog></package>\n");
     }
@@ -131,8 +162,12 @@ public final class RepoWriter {
     return this;
   }
 
-  /** What was written: each file's href and the repomd bytes. */
-  public record Written(Path root, Map<String, String> hrefs) {
+  /** What was written: each metadata file's href by type, and the package files by href. */
+  public record Written(Path root, Map<String, String> hrefs, Map<String, byte[]> packages) {
+    public Written(Path root, Map<String, String> hrefs) {
+      this(root, hrefs, Map.of());
+    }
+
     public Path file(String type) {
       return root.resolve(hrefs.get(type));
     }
@@ -168,14 +203,13 @@ public final class RepoWriter {
     }
     md.append("</repomd>\n");
     Files.writeString(repodata.resolve("repomd.xml"), md);
+    hrefs.put("repomd", "repodata/repomd.xml");
     for (Map.Entry<String, byte[]> e : payloads.entrySet()) {
       Path f = root.resolve(e.getKey());
       Files.createDirectories(f.getParent());
       Files.write(f, e.getValue());
-      hrefs.put(e.getKey(), e.getKey());
     }
-    hrefs.put("repomd", "repodata/repomd.xml");
-    return new Written(root, hrefs);
+    return new Written(root, hrefs, Map.copyOf(payloads));
   }
 
   private byte[] compress(byte[] in) throws IOException {

@@ -1,0 +1,371 @@
+package org.packyard.mirror;
+
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.WorkerExecutor;
+import java.net.URI;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.packyard.config.RepositoryConfig;
+import org.packyard.config.Transfer;
+import org.packyard.rpm.Checksum;
+import org.packyard.store.BlobStore;
+
+/**
+ * Downloads files into the blob store, verified while they stream, as fast as each upstream host
+ * allows: every request goes through a {@link Dispatcher} (a global cap, and per host an {@link
+ * AdaptiveLimiter} with a bounded queue) and a {@link Retrier} (backoff with jitter, a retry budget,
+ * failover across the {@link MirrorSet}). A blob already stored is never fetched again, whatever
+ * repository or snapshot wants it; two callers wanting the same blob at once share one download.
+ * Partial downloads are temp files of the blob store, deleted on failure and at start-up, so a
+ * killed process resumes from the blobs it had verified.
+ *
+ * <pre>{@code
+ * MirrorSet set = downloader.mirrors(repo).await();
+ * Downloader.ChosenRepomd md = downloader.fetchRepomd(set).await();   // ranks the mirrors
+ * List<String> sha256s = downloader.fetchAll(set, items, item -> progress.tick()).await();
+ * Path blob = blobs.path(sha256s.get(0));
+ * }</pre>
+ */
+public final class Downloader implements AutoCloseable {
+  static final String REPOMD = "repodata/repomd.xml";
+  static final long MAX_REPOMD_BYTES = 32L << 20;
+  static final long MAX_DOCUMENT_BYTES = 8L << 20;
+  /** Mirrors probed at once for repomd.xml; the first acceptable answer wins. */
+  static final int PROBES = 5;
+
+  /** The engine's limits: requests in flight across hosts, waiting requests per host, retries. */
+  public record Options(int globalLimit, int queuePerHost, RetryPolicy retry) {
+    public static final Options DEFAULT = new Options(128, 1024, RetryPolicy.defaults());
+
+    public Options {
+      if (globalLimit < 1 || globalLimit > 4096) throw new IllegalArgumentException("globalLimit must be 1-4096, got: " + globalLimit);
+      if (queuePerHost < 1) throw new IllegalArgumentException("queuePerHost < 1: " + queuePerHost);
+      if (retry == null) throw new IllegalArgumentException("retry policy is required");
+    }
+
+    public Options withRetry(RetryPolicy r) {
+      return new Options(globalLimit, queuePerHost, r);
+    }
+
+    public Options withGlobalLimit(int n) {
+      return new Options(n, queuePerHost, retry);
+    }
+  }
+
+  /** The repomd.xml a sync verifies everything against: its bytes, sha256, and the mirror that served it. */
+  public record ChosenRepomd(byte[] bytes, String sha256, MirrorSet.Mirror mirror) {}
+
+  /** Told of each file as it is stored (downloaded or found already present). Called from any thread. */
+  @FunctionalInterface
+  public interface Progress {
+    Progress NONE = item -> {};
+
+    void fetched(FetchItem item);
+  }
+
+  private final Upstreams upstreams;
+  private final BlobStore blobs;
+  private final Scheduler scheduler;
+  private final Options options;
+  private final Dispatcher dispatcher;
+  private final Retrier retrier;
+  private final WorkerExecutor worker;
+  private final ConcurrentHashMap<String, Future<String>> inflight = new ConcurrentHashMap<>();
+  private final AtomicLong bytes = new AtomicLong();
+  private final AtomicLong downloaded = new AtomicLong();
+  private final AtomicLong reused = new AtomicLong();
+
+  public Downloader(Vertx vertx, Upstreams upstreams, BlobStore blobs, Scheduler scheduler, Options options) {
+    this.upstreams = upstreams;
+    this.blobs = blobs;
+    this.scheduler = scheduler;
+    this.options = options;
+    this.dispatcher = new Dispatcher(options.globalLimit(), options.queuePerHost(), scheduler);
+    this.retrier = new Retrier(dispatcher, scheduler);
+    this.worker = vertx.createSharedWorkerExecutor("packyard-blobs", 8);
+  }
+
+  public BlobStore blobs() {
+    return blobs;
+  }
+
+  /**
+   * The mirrors of {@code repo}: its configured URLs, or those its metalink or mirrorlist names
+   * (fetched now, with retries). Not yet ranked: {@link #fetchRepomd} does that.
+   */
+  public Future<MirrorSet> mirrors(RepositoryConfig repo) {
+    org.packyard.config.Upstream up = repo.upstream();
+    Transfer t = repo.transfer();
+    if (!up.mirrors().isEmpty()) return blocking(() -> build(repo, up.toString(), up.mirrors(), Set.of()));
+    boolean metalink = up.metalink() != null;
+    URI doc = metalink ? up.metalink() : up.mirrorlist();
+    String what = (metalink ? "metalink " : "mirrorlist ") + doc;
+    Dispatcher.Host docHost = host(Upstreams.hostOf(doc), t);
+    Retrier.Target target = new Retrier.Target() {
+      @Override
+      public Dispatcher.Host host() {
+        return docHost;
+      }
+
+      @Override
+      public RetryPolicy policy() {
+        return doc.getScheme().equals("file") ? options.retry().once() : options.retry();
+      }
+    };
+    return retrier.run(what, List.of(target), (x, lease) -> upstreams.fetchDocument(doc, t, MAX_DOCUMENT_BYTES, lease::responded))
+        .compose(bytes -> blocking(() -> {
+          if (metalink) {
+            MirrorLists.Metalink m = MirrorLists.parseMetalink(bytes, doc.toString());
+            return build(repo, what, m.mirrors(), m.repomdHashes());
+          }
+          return build(repo, what, MirrorLists.parseMirrorlist(bytes, doc.toString()), Set.of());
+        }));
+  }
+
+  private MirrorSet build(RepositoryConfig repo, String source, List<URI> bases, Set<String> hashes) {
+    List<MirrorSet.Mirror> mirrors = new ArrayList<>();
+    for (URI base : bases) {
+      Upstream u = upstreams.forMirror(base, repo.transfer());
+      RetryPolicy policy = u.local() ? options.retry().once() : options.retry();
+      mirrors.add(new MirrorSet.Mirror(base, u, host(u.host(), repo.transfer()), policy, (1L << 62) + mirrors.size()));
+    }
+    return new MirrorSet(repo.name(), source, repo.transfer(), mirrors, hashes);
+  }
+
+  private Dispatcher.Host host(String host, Transfer t) {
+    String key = host + "#" + (t.fixed() ? "fixed" + t.fixedConcurrency() : "max" + t.maxConcurrency());
+    return dispatcher.host(key, () -> AdaptiveLimiter.forTransfer(host, t, scheduler),
+        () -> new RetryBudget(options.retry().budgetRatio(), options.retry().budgetReserve()));
+  }
+
+  /**
+   * Fetches repomd.xml and ranks the mirrors by it. One mirror is simply asked (with retries);
+   * several are probed {@link #PROBES} at a time, and the first complete answer that matches the
+   * metalink's checksums (when it gives any) came from the fastest mirror and is chosen. The
+   * others are ranked as their answers arrive; failed or stale ones go last.
+   */
+  public Future<ChosenRepomd> fetchRepomd(MirrorSet set) {
+    List<MirrorSet.Mirror> ranked = set.ranked();
+    if (ranked.size() == 1) {
+      MirrorSet.Mirror m = ranked.get(0);
+      return retrier.run("repomd.xml", ranked, (x, lease) -> m.upstream().fetchBytes(REPOMD, MAX_REPOMD_BYTES, lease::responded))
+          .compose(b -> blocking(() -> {
+            if (!set.acceptable(b)) throw UpstreamException.corrupt(stale(m));
+            return new ChosenRepomd(b, Checksum.sha256Hex(b), m);
+          }));
+    }
+    Promise<ChosenRepomd> chosen = Promise.promise();
+    probe(set, ranked, 0, chosen, Collections.synchronizedList(new ArrayList<>()));
+    return chosen.future();
+  }
+
+  private void probe(MirrorSet set, List<MirrorSet.Mirror> ranked, int from, Promise<ChosenRepomd> chosen, List<String> errors) {
+    List<MirrorSet.Mirror> batch = ranked.subList(from, Math.min(ranked.size(), from + PROBES));
+    AtomicInteger left = new AtomicInteger(batch.size());
+    for (MirrorSet.Mirror m : batch) {
+      long t0 = scheduler.nanoTime();
+      retrier.run("repomd.xml", List.of(probeTarget(m)), (x, lease) -> m.upstream().fetchBytes(REPOMD, MAX_REPOMD_BYTES, lease::responded))
+          .compose(b -> blocking(() -> {
+            if (!set.acceptable(b)) throw UpstreamException.corrupt(stale(m));
+            return new ChosenRepomd(b, Checksum.sha256Hex(b), m);
+          }))
+          .onComplete(ar -> {
+            if (ar.succeeded()) {
+              set.rank(m, scheduler.nanoTime() - t0);
+              chosen.tryComplete(ar.result());
+            } else {
+              set.demote(m);
+              errors.add(Syncer.message(ar.cause()));
+            }
+            if (left.decrementAndGet() == 0 && !chosen.future().isComplete()) {
+              if (from + PROBES < ranked.size()) probe(set, ranked, from + PROBES, chosen, errors);
+              else chosen.tryFail(new UpstreamException("no mirror served an acceptable repomd.xml: " + String.join("; ", errors),
+                  UpstreamException.Kind.NETWORK, 0, null, ar.cause()));
+            }
+          });
+    }
+  }
+
+  private static String stale(MirrorSet.Mirror m) {
+    return m.upstream().describe(REPOMD) + " does not match the metalink's checksums (a stale mirror?)";
+  }
+
+  private Retrier.Target probeTarget(MirrorSet.Mirror m) {
+    RetryPolicy once = m.policy().once();
+    return new Retrier.Target() {
+      @Override
+      public Dispatcher.Host host() {
+        return m.host();
+      }
+
+      @Override
+      public RetryPolicy policy() {
+        return once;
+      }
+    };
+  }
+
+  /**
+   * Reads a small optional file from {@code mirror} (repomd.xml.asc): null when the mirror has
+   * none (404, 403 or 410), a failure when it cannot say.
+   */
+  public Future<byte[]> fetchOptional(MirrorSet.Mirror mirror, String href, long maxBytes) {
+    return retrier.run(href, List.of(mirror), (m, lease) -> m.upstream().fetchBytes(href, maxBytes, lease::responded))
+        .recover(e -> e instanceof UpstreamException u && (u.status() == 404 || u.status() == 403 || u.status() == 410)
+            ? Future.succeededFuture(null) : Future.failedFuture(e));
+  }
+
+  /**
+   * Stores {@code item} as a blob and returns its sha256: at once when a blob with its checksum is
+   * already stored, else downloaded from the best mirror that has it, verified while streaming.
+   */
+  public Future<String> fetch(MirrorSet set, FetchItem item) {
+    String key = item.checksum().toString();
+    Promise<String> mine = Promise.promise();
+    Future<String> running = inflight.putIfAbsent(key, mine.future());
+    if (running != null) return running;
+    Future<String> f;
+    try {
+      f = blocking(() -> stored(item)).compose(sha -> {
+        if (sha != null) {
+          reused.incrementAndGet();
+          return Future.succeededFuture(sha);
+        }
+        return download(set, item);
+      });
+    } catch (RuntimeException e) {
+      f = Future.failedFuture(e);
+    }
+    f.onComplete(ar -> {
+      inflight.remove(key, mine.future());
+      mine.handle(ar);
+    });
+    return mine.future();
+  }
+
+  /**
+   * Stores every item, at most a bounded number outstanding, and completes with their sha256s in
+   * order; fails with the first file that could not be stored after its retries.
+   */
+  public Future<List<String>> fetchAll(MirrorSet set, List<FetchItem> items, Progress progress) {
+    int window = Math.max(1, Math.min(options.globalLimit(), 2 * Upstreams.cap(set.transfer())));
+    return Bounded.forEach(items, window, item -> fetch(set, item).andThen(ar -> {
+      if (ar.succeeded()) progress.fetched(item);
+    }));
+  }
+
+  private String stored(FetchItem item) throws java.io.IOException {
+    Optional<String> sha = blobs.find(item.checksum());
+    return sha.orElse(null);
+  }
+
+  /**
+   * Downloads into one temp file (each attempt starts it over), holding a place at the host only
+   * for the transfer itself: flushing to disk and committing happen after the place is given back.
+   */
+  private Future<String> download(MirrorSet set, FetchItem item) {
+    return blocking(blobs::newTempFile).compose(tmp -> retrier.run(item.describe(), set.ranked(), (m, lease) ->
+            m.upstream().download(item.href(), tmp, new Verifier(item, m.upstream().describe(item.href())), lease::responded, lease::succeeded))
+        .compose(sha -> blocking(() -> {
+          long size;
+          try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+            ch.force(false); // a published blob must survive a power cut
+            size = ch.size();
+          }
+          blobs.commit(tmp, sha);
+          blobs.alias(item.checksum(), sha);
+          bytes.addAndGet(size);
+          downloaded.incrementAndGet();
+          return sha;
+        }))
+        .onFailure(e -> deleteQuietly(tmp)));
+  }
+
+  private void deleteQuietly(Path p) {
+    blocking(() -> Files.deleteIfExists(p)); // a leftover is removed at the next start anyway
+  }
+
+  /** Per-host transfer state now: limit, in flight, queued, throttles, retries. */
+  public List<HostStats> stats() {
+    return dispatcher.stats();
+  }
+
+  /** Requests in flight across all hosts. */
+  public int inFlight() {
+    return dispatcher.inFlight();
+  }
+
+  /** Appends the download metrics in Prometheus text format. */
+  public void appendMetrics(StringBuilder b) {
+    List<HostStats> hosts = stats();
+    gauge(b, "packyard_upstream_concurrency_limit", "Current concurrency limit per upstream host.", hosts, HostStats::limit);
+    gauge(b, "packyard_upstream_concurrency_max", "Cap of the concurrency limit per upstream host.", hosts, HostStats::max);
+    gauge(b, "packyard_upstream_in_flight", "Requests in flight per upstream host.", hosts, HostStats::inFlight);
+    gauge(b, "packyard_upstream_queued", "Requests waiting for a slot per upstream host.", hosts, HostStats::queued);
+    counter(b, "packyard_upstream_throttles_total", "429 and 503 answers per upstream host.", hosts, HostStats::throttles);
+    counter(b, "packyard_upstream_timeouts_total", "Timed-out requests per upstream host.", hosts, HostStats::timeouts);
+    counter(b, "packyard_upstream_retries_total", "Retried requests per upstream host.", hosts, HostStats::retries);
+    counter(b, "packyard_upstream_failures_total", "Failed requests (other than throttles and timeouts) per upstream host.", hosts, HostStats::failures);
+    counter(b, "packyard_upstream_limit_cuts_total", "Multiplicative cuts of the concurrency limit per upstream host.", hosts, HostStats::cuts);
+    b.append("# HELP packyard_upstream_paused_seconds Time left in a Retry-After pause per upstream host.\n")
+        .append("# TYPE packyard_upstream_paused_seconds gauge\n");
+    for (HostStats h : hosts) {
+      b.append("packyard_upstream_paused_seconds{host=\"").append(label(h.host())).append("\"} ")
+          .append(h.paused().toMillis() / 1000.0).append('\n');
+    }
+    b.append("# HELP packyard_download_bytes_total Bytes downloaded into the blob store.\n")
+        .append("# TYPE packyard_download_bytes_total counter\n")
+        .append("packyard_download_bytes_total ").append(bytes.get()).append('\n')
+        .append("# HELP packyard_download_files_total Files stored, by whether they were downloaded or already present.\n")
+        .append("# TYPE packyard_download_files_total counter\n")
+        .append("packyard_download_files_total{result=\"downloaded\"} ").append(downloaded.get()).append('\n')
+        .append("packyard_download_files_total{result=\"reused\"} ").append(reused.get()).append('\n');
+  }
+
+  private static void gauge(StringBuilder b, String name, String help, List<HostStats> hosts, java.util.function.ToLongFunction<HostStats> v) {
+    series(b, name, help, "gauge", hosts, v);
+  }
+
+  private static void counter(StringBuilder b, String name, String help, List<HostStats> hosts, java.util.function.ToLongFunction<HostStats> v) {
+    series(b, name, help, "counter", hosts, v);
+  }
+
+  private static void series(StringBuilder b, String name, String help, String type, List<HostStats> hosts,
+      java.util.function.ToLongFunction<HostStats> v) {
+    b.append("# HELP ").append(name).append(' ').append(help).append('\n')
+        .append("# TYPE ").append(name).append(' ').append(type).append('\n');
+    for (HostStats h : hosts) {
+      b.append(name).append("{host=\"").append(label(h.host())).append("\"} ").append(v.applyAsLong(h)).append('\n');
+    }
+  }
+
+  private static String label(String v) {
+    return v.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n");
+  }
+
+  private <T> Future<T> blocking(Callable<T> c) {
+    try {
+      return worker.executeBlocking(c, false);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      return Future.failedFuture(new UpstreamException("shutting down"));
+    }
+  }
+
+  @Override
+  public void close() {
+    worker.close();
+  }
+}

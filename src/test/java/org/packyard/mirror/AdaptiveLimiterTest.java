@@ -1,0 +1,202 @@
+package org.packyard.mirror;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.packyard.config.Transfer;
+import org.packyard.testkit.FakeScheduler;
+
+class AdaptiveLimiterTest {
+  final FakeScheduler time = FakeScheduler.manual();
+
+  AdaptiveLimiter adaptive(int max) {
+    return new AdaptiveLimiter("https://mirror.example:443", max, false, time);
+  }
+
+  /** Takes every permit the limiter gives now. */
+  static List<AdaptiveLimiter.Permit> fill(AdaptiveLimiter l) {
+    List<AdaptiveLimiter.Permit> out = new ArrayList<>();
+    AdaptiveLimiter.Permit p;
+    while ((p = l.tryAcquire()) != null) out.add(p);
+    return out;
+  }
+
+  /** One round trip: every permit in flight answers after {@code rtt} and succeeds. */
+  void roundTrip(List<AdaptiveLimiter.Permit> permits, Duration rtt) {
+    time.advance(rtt);
+    for (AdaptiveLimiter.Permit p : permits) {
+      p.responded();
+      p.succeeded();
+    }
+  }
+
+  @Test
+  void limiter_startsAtFour_doublesEachRoundTripWhileUnthrottled() {
+    AdaptiveLimiter l = adaptive(64);
+    List<AdaptiveLimiter.Permit> flight = fill(l);
+    assertThat(flight).hasSize(AdaptiveLimiter.INITIAL);
+    List<Integer> limits = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      roundTrip(flight, Duration.ofMillis(100));
+      limits.add(l.limit());
+      flight = fill(l);
+    }
+    assertThat(limits).containsExactly(8, 16, 32, 64);
+    roundTrip(flight, Duration.ofMillis(100));
+    assertThat(l.limit()).isEqualTo(64); // capped
+  }
+
+  @Test
+  void limiter_on429_cutsOncePerRoundTrip_thenGrowsByOnePerRoundTrip() {
+    AdaptiveLimiter l = adaptive(64);
+    roundTrip(fill(l), Duration.ofMillis(100));
+    roundTrip(fill(l), Duration.ofMillis(100)); // 16
+    List<AdaptiveLimiter.Permit> flight = fill(l);
+    assertThat(flight).hasSize(16);
+    time.advance(Duration.ofMillis(1));
+    // five refusals from requests sent before the cut: one cut only
+    for (int i = 0; i < 5; i++) flight.get(i).throttled(null);
+    assertThat(l.limit()).isEqualTo((int) (16 * AdaptiveLimiter.DECREASE)); // 12
+    assertThat(l.stats(0).cuts()).isEqualTo(1);
+    assertThat(l.stats(0).throttles()).isEqualTo(5);
+    roundTrip(flight.subList(5, 16), Duration.ofMillis(100));
+    // after a congestion signal growth is additive: about one per round trip, not doubling
+    int before = l.limit();
+    roundTrip(fill(l), Duration.ofMillis(100));
+    assertThat(l.limit()).isBetween(before, before + 1);
+    roundTrip(fill(l), Duration.ofMillis(100));
+    roundTrip(fill(l), Duration.ofMillis(100));
+    assertThat(l.limit()).isBetween(before + 2, before + 3);
+    // a refusal of a request sent after the cut cuts again
+    List<AdaptiveLimiter.Permit> next = fill(l);
+    int high = l.limit();
+    next.get(0).throttled(null);
+    assertThat(l.limit()).isLessThan(high);
+    assertThat(l.stats(0).cuts()).isEqualTo(2);
+  }
+
+  @Test
+  void limiter_timeout_cutsLikeARefusal() {
+    AdaptiveLimiter l = adaptive(64);
+    roundTrip(fill(l), Duration.ofMillis(100)); // 8
+    List<AdaptiveLimiter.Permit> flight = fill(l);
+    flight.get(0).timedOut();
+    assertThat(l.limit()).isEqualTo(6);
+    assertThat(l.stats(0).timeouts()).isEqualTo(1);
+  }
+
+  @Test
+  void limiter_latencySpike_cuts_flatLatencyGrows() {
+    AdaptiveLimiter l = adaptive(64);
+    roundTrip(fill(l), Duration.ofMillis(100));
+    roundTrip(fill(l), Duration.ofMillis(100)); // 16 at a flat 100 ms
+    assertThat(l.limit()).isEqualTo(16);
+    // the host slows down to 2 s to first byte under our load: the smoothed latency climbs past 2x
+    List<AdaptiveLimiter.Permit> flight = fill(l);
+    roundTrip(flight, Duration.ofSeconds(2));
+    assertThat(l.limit()).isLessThan(16);
+    assertThat(l.stats(0).cuts()).isEqualTo(1); // once for the whole round trip
+    assertThat(l.stats(0).latency()).isGreaterThan(Duration.ofMillis(200));
+  }
+
+  @Test
+  void limiter_fewRequestsInFlight_doesNotGrow() {
+    AdaptiveLimiter l = adaptive(64);
+    for (int i = 0; i < 50; i++) {
+      AdaptiveLimiter.Permit p = l.tryAcquire();
+      time.advance(Duration.ofMillis(10));
+      p.responded();
+      p.succeeded();
+    }
+    assertThat(l.limit()).isEqualTo(AdaptiveLimiter.INITIAL);
+  }
+
+  @Test
+  void limiter_fixed_neverMovesAndNeverExceeds() {
+    AdaptiveLimiter l = AdaptiveLimiter.forTransfer("h", new Transfer(64, 3, null, null, null, null), time);
+    List<AdaptiveLimiter.Permit> flight = fill(l);
+    assertThat(flight).hasSize(3);
+    assertThat(l.tryAcquire()).isNull();
+    flight.get(0).throttled(null);
+    flight.get(1).timedOut();
+    roundTrip(List.of(flight.get(2)), Duration.ofSeconds(5));
+    assertThat(l.limit()).isEqualTo(3);
+    for (int i = 0; i < 20; i++) roundTrip(fill(l), Duration.ofMillis(10));
+    assertThat(l.limit()).isEqualTo(3);
+    assertThat(l.stats(0).fixed()).isTrue();
+  }
+
+  @Test
+  void limiter_retryAfterSeconds_pausesHostForThatLong() {
+    AdaptiveLimiter l = adaptive(64);
+    AdaptiveLimiter.Permit p = l.tryAcquire();
+    p.throttled(AdaptiveLimiter.retryAfter("30", time.clock()));
+    assertThat(l.tryAcquire()).isNull();
+    assertThat(l.pausedFor()).isEqualTo(Duration.ofSeconds(30));
+    time.advance(Duration.ofSeconds(29));
+    assertThat(l.tryAcquire()).isNull();
+    assertThat(l.stats(0).paused()).isEqualTo(Duration.ofSeconds(1));
+    time.advance(Duration.ofSeconds(1));
+    assertThat(l.tryAcquire()).isNotNull();
+  }
+
+  @Test
+  void limiter_retryAfterHttpDate_pausesHostUntilThen() {
+    AdaptiveLimiter l = adaptive(64);
+    // the fake clock starts at 2025-01-01T00:00:00Z
+    l.tryAcquire().throttled(AdaptiveLimiter.retryAfter("Wed, 01 Jan 2025 00:02:00 GMT", time.clock()));
+    assertThat(l.pausedFor()).isEqualTo(Duration.ofMinutes(2));
+    time.advance(Duration.ofMinutes(2));
+    assertThat(l.tryAcquire()).isNotNull();
+  }
+
+  @Test
+  void retryAfter_parsesSecondsDatesAndRejectsGarbage() {
+    assertThat(AdaptiveLimiter.retryAfter("120", time.clock())).isEqualTo(Duration.ofSeconds(120));
+    assertThat(AdaptiveLimiter.retryAfter(" 0 ", time.clock())).isEqualTo(Duration.ZERO);
+    assertThat(AdaptiveLimiter.retryAfter("Tue, 31 Dec 2024 23:00:00 GMT", time.clock())).isEqualTo(Duration.ZERO);
+    assertThat(AdaptiveLimiter.retryAfter("soon", time.clock())).isNull();
+    assertThat(AdaptiveLimiter.retryAfter(null, time.clock())).isNull();
+    assertThat(AdaptiveLimiter.retryAfter("99999999999999999999999", time.clock())).isEqualTo(AdaptiveLimiter.MAX_PAUSE);
+  }
+
+  @Test
+  void limiter_hugeRetryAfter_cappedAtMaxPause() {
+    AdaptiveLimiter l = adaptive(64);
+    l.tryAcquire().throttled(Duration.ofDays(3));
+    assertThat(l.pausedFor()).isEqualTo(AdaptiveLimiter.MAX_PAUSE);
+  }
+
+  @Test
+  void limiter_stillRefusedAtLimitOne_pausesWithGrowingBackoff() {
+    AdaptiveLimiter l = adaptive(64);
+    List<Duration> pauses = new ArrayList<>();
+    for (int i = 0; i < 12; i++) {
+      AdaptiveLimiter.Permit p = l.tryAcquire();
+      if (p == null) {
+        pauses.add(l.pausedFor());
+        time.advance(l.pausedFor());
+        p = l.tryAcquire();
+      }
+      p.throttled(null);
+    }
+    assertThat(l.limit()).isEqualTo(1);
+    assertThat(pauses).isNotEmpty().isSorted();
+    assertThat(pauses.get(pauses.size() - 1)).isGreaterThan(pauses.get(0));
+  }
+
+  @Test
+  void permit_endedTwice_countsOnce() {
+    AdaptiveLimiter l = adaptive(64);
+    AdaptiveLimiter.Permit p = l.tryAcquire();
+    p.succeeded();
+    p.failed();
+    p.throttled(null);
+    assertThat(l.stats(0).inFlight()).isZero();
+    assertThat(l.stats(0).throttles()).isZero();
+    assertThat(l.limit()).isEqualTo(AdaptiveLimiter.INITIAL);
+  }
+}

@@ -1,0 +1,269 @@
+package org.packyard.testkit;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A misbehaving mirror on 127.0.0.1, port 0: serves a directory, and on request adds latency,
+ * refuses with 429 above a concurrency (optionally with Retry-After), resets connections,
+ * truncates bodies, answers 5xx or wrong bytes. Counts requests per path and the peak number of
+ * requests it was serving at once (refused ones excluded).
+ */
+public final class FakeUpstream implements AutoCloseable {
+  /** What to do to one request instead of serving it. */
+  public enum Fault {
+    /** Close the connection before answering. */
+    RESET,
+    /** Promise the full Content-Length, send half, close. */
+    TRUNCATE,
+    /** Serve the right length with one byte changed. */
+    WRONG_BYTES,
+    /** 500 Internal Server Error. */
+    SERVER_ERROR,
+    /** 503 Service Unavailable. */
+    UNAVAILABLE,
+    /** 404 Not Found. */
+    NOT_FOUND,
+    /** Never answer (until the client gives up or the fake closes). */
+    HANG
+  }
+
+  /** Requests being served at once, and the most ever; can be shared by several fakes. */
+  public static final class Gauge {
+    private final AtomicInteger active = new AtomicInteger();
+    private final AtomicInteger peak = new AtomicInteger();
+
+    void enter() {
+      int n = active.incrementAndGet();
+      peak.accumulateAndGet(n, Math::max);
+    }
+
+    void leave() {
+      active.decrementAndGet();
+    }
+
+    public int active() {
+      return active.get();
+    }
+
+    public int peak() {
+      return peak.get();
+    }
+  }
+
+  public final Vertx vertx = Vertx.vertx();
+  public final AtomicInteger requests = new AtomicInteger();
+  public final AtomicInteger throttled = new AtomicInteger();
+  public final ConcurrentHashMap<String, AtomicInteger> paths = new ConcurrentHashMap<>();
+  public final List<String> userAgents = new CopyOnWriteArrayList<>();
+  /** Every request gets this status when non-zero. */
+  public volatile int failWith;
+  private volatile boolean refuseAtOnce;
+  private final Map<String, ArrayDeque<Fault>> faults = new ConcurrentHashMap<>();
+  private final List<Gauge> gauges = new CopyOnWriteArrayList<>(List.of(new Gauge()));
+  private final AtomicInteger serving = new AtomicInteger();
+  private volatile Path root;
+  private volatile long latencyMs;
+  private volatile int throttleAbove = Integer.MAX_VALUE;
+  private volatile String retryAfter;
+  private HttpServer server;
+  private boolean tls;
+
+  private FakeUpstream() {}
+
+  public static FakeUpstream start(Path root) throws Exception {
+    return start(root, new HttpServerOptions());
+  }
+
+  /** Starts with server options, for TLS ({@code setSsl}, key/cert, client auth). */
+  public static FakeUpstream start(Path root, HttpServerOptions options) throws Exception {
+    FakeUpstream f = new FakeUpstream();
+    f.root = root;
+    f.tls = options.isSsl();
+    f.server = f.vertx.createHttpServer(options.setPort(0).setHost("127.0.0.1"))
+        .requestHandler(f::handle)
+        .listen().await(10, TimeUnit.SECONDS);
+    return f;
+  }
+
+  /** Serves another directory from now on. */
+  public FakeUpstream root(Path r) {
+    this.root = r;
+    return this;
+  }
+
+  /** Delays every answer (refusals too) by {@code d}. */
+  public FakeUpstream latency(Duration d) {
+    this.latencyMs = d.toMillis();
+    return this;
+  }
+
+  /** Refuses with 429 while {@code n} requests are being served; {@code retryAfter} may be null. */
+  public FakeUpstream throttleAbove(int n, String retryAfter) {
+    this.throttleAbove = n;
+    this.retryAfter = retryAfter;
+    return this;
+  }
+
+  /** Sends refusals at once rather than after the latency. */
+  public FakeUpstream refuseAtOnce() {
+    this.refuseAtOnce = true;
+    return this;
+  }
+
+  /** The next requests for {@code path} (such as {@code /Packages/a.rpm}) get these faults, in order. */
+  public FakeUpstream fail(String path, Fault... fs) {
+    ArrayDeque<Fault> q = faults.computeIfAbsent(path, k -> new ArrayDeque<>());
+    synchronized (q) {
+      q.addAll(List.of(fs));
+    }
+    return this;
+  }
+
+  /** Also counts concurrency into {@code g} (to measure several fakes together). */
+  public FakeUpstream gauge(Gauge g) {
+    gauges.add(g);
+    return this;
+  }
+
+  public int count(String path) {
+    AtomicInteger n = paths.get(path);
+    return n == null ? 0 : n.get();
+  }
+
+  /** Requests being served now. */
+  public int active() {
+    return gauges.get(0).active();
+  }
+
+  /** The most requests this fake served at once. */
+  public int peak() {
+    return gauges.get(0).peak();
+  }
+
+  public URI uri() {
+    return URI.create((tls ? "https" : "http") + "://127.0.0.1:" + server.actualPort() + "/");
+  }
+
+  public int port() {
+    return server.actualPort();
+  }
+
+  private void handle(HttpServerRequest req) {
+    requests.incrementAndGet();
+    paths.computeIfAbsent(req.path(), k -> new AtomicInteger()).incrementAndGet();
+    String ua = req.getHeader("User-Agent");
+    if (ua != null) userAgents.add(ua);
+    if (serving.incrementAndGet() > throttleAbove) {
+      serving.decrementAndGet();
+      throttled.incrementAndGet();
+      Runnable refuse = () -> {
+        HttpServerResponse r = req.response().setStatusCode(429);
+        if (retryAfter != null) r.putHeader("Retry-After", retryAfter);
+        r.end("slow down");
+      };
+      if (refuseAtOnce) refuse.run();
+      else later(refuse);
+      return;
+    }
+    for (Gauge g : gauges) g.enter();
+    boolean[] left = new boolean[1];
+    Runnable leave = () -> {
+      if (left[0]) return;
+      left[0] = true;
+      serving.decrementAndGet();
+      for (Gauge g : gauges) g.leave();
+    };
+    req.response().endHandler(v -> leave.run());
+    req.response().closeHandler(v -> leave.run());
+    later(() -> answer(req, leave));
+  }
+
+  private void later(Runnable r) {
+    if (latencyMs > 0) vertx.setTimer(latencyMs, t -> r.run());
+    else r.run();
+  }
+
+  private void answer(HttpServerRequest req, Runnable leave) {
+    HttpServerResponse resp = req.response();
+    Fault fault = nextFault(req.path());
+    if (failWith != 0) {
+      resp.setStatusCode(failWith).end("nope");
+      return;
+    }
+    if (fault != null) {
+      switch (fault) {
+        case RESET -> {
+          leave.run();
+          req.connection().close();
+          return;
+        }
+        case SERVER_ERROR -> {
+          resp.setStatusCode(500).end("broken");
+          return;
+        }
+        case UNAVAILABLE -> {
+          resp.setStatusCode(503).end("busy");
+          return;
+        }
+        case NOT_FOUND -> {
+          resp.setStatusCode(404).end();
+          return;
+        }
+        case HANG -> {
+          return;
+        }
+        default -> { } // served below, then broken
+      }
+    }
+    Path p = root.resolve(req.path().substring(1)).normalize();
+    if (!p.startsWith(root) || !Files.isRegularFile(p)) {
+      resp.setStatusCode(404).end();
+      return;
+    }
+    byte[] body;
+    try {
+      body = Files.readAllBytes(p);
+    } catch (java.io.IOException e) {
+      resp.setStatusCode(500).end();
+      return;
+    }
+    if (fault == Fault.TRUNCATE) {
+      leave.run();
+      resp.putHeader("Content-Length", String.valueOf(body.length));
+      resp.write(Buffer.buffer(java.util.Arrays.copyOf(body, body.length / 2)))
+          .onComplete(ar -> req.connection().close());
+      return;
+    }
+    if (fault == Fault.WRONG_BYTES && body.length > 0) body[body.length / 2] ^= 0x55;
+    resp.putHeader("Content-Length", String.valueOf(body.length)).end(Buffer.buffer(body));
+  }
+
+  private Fault nextFault(String path) {
+    ArrayDeque<Fault> q = faults.get(path);
+    if (q == null) return null;
+    synchronized (q) {
+      return q.poll();
+    }
+  }
+
+  @Override
+  public void close() throws Exception {
+    vertx.close().await(10, TimeUnit.SECONDS);
+  }
+}
