@@ -24,6 +24,11 @@ public record Filters(List<String> include, List<String> exclude, List<String> a
     return include.isEmpty() && exclude.isEmpty() && arches.isEmpty() && retain == 0;
   }
 
+  /** A stable description of these filters: a snapshot built with other filters is stale. */
+  public String fingerprint() {
+    return "include=" + include + " exclude=" + exclude + " arches=" + arches + " retain=" + retain;
+  }
+
   /** Whether a package of this name and arch passes the name and arch filters. */
   public boolean accepts(String name, String arch) {
     if (!arches.isEmpty() && !arches.contains(arch)) return false;

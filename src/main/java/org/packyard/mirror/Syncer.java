@@ -130,7 +130,8 @@ public final class Syncer implements AutoCloseable {
         .compose(current -> downloader.mirrors(repo).compose(set -> {
           l.phase(repo.name(), "repomd", set.describe(REPOMD));
           return downloader.fetchRepomd(set).compose(md -> {
-            if (current != null && current.manifest().repomd().sha256().equals(md.sha256())) {
+            if (current != null && current.manifest().upstreamRepomdSha256().equals(md.sha256())
+                && java.util.Objects.equals(current.manifest().filters(), fingerprint(repo))) {
               return ensurePackages(repo, set, current, l)
                   .map(v -> new SyncResult(repo.name(), SyncResult.Outcome.UNCHANGED, current, clock.millis() - start));
             }
@@ -167,14 +168,53 @@ public final class Syncer implements AutoCloseable {
       l.phase(repo.name(), "download", wanted.size() + " metadata files");
       AtomicInteger done = new AtomicInteger();
       return downloader.fetchAll(set, items, item -> l.files(repo.name(), done.incrementAndGet(), items.size()))
-          .compose(shas -> blocking(() -> build(repo, md, wanted, shas, l)))
+          .compose(shas -> blocking(() -> tree(repo, md, chosen.sha256(), sigs, wanted, shas, l)))
+          .compose(tree -> blocking(() -> build(repo, tree.md(), tree.wanted(), tree.shas(), l))
           .compose(built -> fetchPackages(repo, set, built.staging().indexDir(), l)
-              .compose(v -> blocking(() -> publish(repo, md, chosen.sha256(), sigs, built, l)))
+              .compose(v -> blocking(() -> publish(repo, tree, chosen.sha256(), built, l)))
               .recover(e -> blocking(() -> {
                 snapshots.discard(built.staging());
                 return null;
-              }).transform(x -> Future.failedFuture(e))));
+              }).transform(x -> Future.failedFuture(e)))));
     }));
+  }
+
+  /** The tree to publish: the upstream's as fetched, or rewritten to the packages the filters keep. */
+  private record Tree(Repomd md, List<RepoFile> wanted, List<String> shas, String repomdSha, List<Manifest.FileRef> sigs) {}
+
+  private static String fingerprint(RepositoryConfig repo) {
+    return repo.filters().keepsEverything() ? null : repo.filters().fingerprint();
+  }
+
+  private Tree tree(RepositoryConfig repo, Repomd md, String repomdSha, List<Manifest.FileRef> sigs, List<RepoFile> wanted,
+      List<String> shas, SyncListener l) throws IOException {
+    if (repo.filters().keepsEverything()) return new Tree(md, wanted, shas, repomdSha, sigs);
+    l.phase(repo.name(), "filter", repo.filters().fingerprint());
+    Map<String, Path> byType = new HashMap<>();
+    Map<String, String> shaByType = new HashMap<>();
+    for (int i = 0; i < wanted.size(); i++) {
+      byType.put(wanted.get(i).type(), blobs.path(shas.get(i)));
+      shaByType.put(wanted.get(i).type(), shas.get(i));
+    }
+    Path work = blobs.newTempDirectory();
+    try {
+      TreeFilter.Result r = TreeFilter.apply(repo.filters(), md, byType, work, clock.instant().getEpochSecond());
+      List<RepoFile> kept = new ArrayList<>();
+      List<String> keptShas = new ArrayList<>();
+      for (RepoFile f : r.entries().values()) {
+        Path rewritten = r.files().get(f.type());
+        if (rewritten != null) blobs.commit(rewritten, f.checksum().hex());
+        kept.add(f);
+        keptShas.add(rewritten != null ? f.checksum().hex() : shaByType.get(f.type()));
+      }
+      String filteredSha = Checksum.sha256Hex(r.repomd());
+      storeBytes(r.repomd(), filteredSha);
+      LOG.info(repo.name() + ": filters keep " + r.kept().size() + " of " + r.total() + " packages");
+      // The upstream signature signs the upstream repomd.xml, not this one: it is not published.
+      return new Tree(Repomd.parse(r.repomd()), kept, keptShas, filteredSha, List.of());
+    } finally {
+      SnapshotStore.deleteTree(work);
+    }
   }
 
   /** repomd.xml.asc and .key from the mirror that served repomd.xml, stored, when it has them. */
@@ -254,8 +294,11 @@ public final class Syncer implements AutoCloseable {
     return fetchPackages(repo, set, current.indexDir(), l);
   }
 
-  private Published publish(RepositoryConfig repo, Repomd md, String repomdSha, List<Manifest.FileRef> sigs, Built b,
-      SyncListener l) throws IOException {
+  private Published publish(RepositoryConfig repo, Tree tree, String upstreamRepomdSha, Built b, SyncListener l)
+      throws IOException {
+    Repomd md = tree.md();
+    String repomdSha = tree.repomdSha();
+    List<Manifest.FileRef> sigs = tree.sigs();
     l.phase(repo.name(), "publish", b.stats().packages() + " packages");
     long t0 = System.nanoTime();
     List<Manifest.FileRef> refs = new ArrayList<>();
@@ -265,8 +308,10 @@ public final class Syncer implements AutoCloseable {
       RepoFile f = b.wanted().get(i);
       refs.add(new Manifest.FileRef(f.type(), f.href(), b.shas().get(i), blobs.size(b.shas().get(i))));
     }
+    String filters = fingerprint(repo);
     Manifest m = new Manifest(Manifest.FORMAT, repo.name(), snapshots.newId(repomdSha),
-        clock.instant().toString(), repo.upstream().toString(), md.revision(), b.stats().packages(), refs);
+        clock.instant().toString(), repo.upstream().toString(), md.revision(), b.stats().packages(), refs,
+        filters == null ? null : upstreamRepomdSha, filters);
     Published pub = snapshots.publish(b.staging(), m);
     LOG.info(repo.name() + ": published " + m.id() + " (durable in " + (System.nanoTime() - t0) / 1_000_000 + " ms)");
     onPublish.accept(pub);

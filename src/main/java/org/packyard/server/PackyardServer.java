@@ -115,7 +115,8 @@ public final class PackyardServer implements AutoCloseable {
     Router router = Router.router(vertx);
     new ProbeRoutes(catalog, JsonObject::new).mount(router);
     new HomePage(catalog).mount(router);
-    new Metrics().register(this::metrics).register(onDemandContent::appendMetrics).mount(router);
+    new Metrics().register(this::metrics).register(onDemandContent::appendMetrics)
+        .register(syncer.downloader()::appendMetrics).mount(router);
     new PackagesApi(catalog).mount(router);
     onDemandContent.mount(router);
     new RepositoriesApi(catalog, services.snapshots, services.state, syncer, readers).mount(router);

@@ -17,6 +17,9 @@ public interface BlobStore {
   /** A fresh temporary file to download into, on the same file system as the blobs. */
   Path newTempFile() throws IOException;
 
+  /** A fresh temporary directory for work whose results are committed as blobs. */
+  Path newTempDirectory() throws IOException;
+
   /**
    * Moves a verified temporary file into the store under {@code sha256}. If the blob is
    * already there the temporary file is deleted instead.

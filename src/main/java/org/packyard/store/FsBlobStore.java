@@ -43,6 +43,11 @@ public final class FsBlobStore implements BlobStore {
   }
 
   @Override
+  public Path newTempDirectory() throws IOException {
+    return Files.createTempDirectory(tmp, "work-");
+  }
+
+  @Override
   public void commit(Path temp, String sha256) throws IOException {
     Path target = path(sha256);
     if (Files.exists(target)) {
@@ -91,7 +96,7 @@ public final class FsBlobStore implements BlobStore {
   /** Removes temporary files left by an interrupted process. */
   public void cleanTemp() throws IOException {
     try (var s = Files.list(tmp)) {
-      for (Path p : (Iterable<Path>) s::iterator) Files.deleteIfExists(p);
+      for (Path p : (Iterable<Path>) s::iterator) SnapshotStore.deleteTree(p);
     }
   }
 }

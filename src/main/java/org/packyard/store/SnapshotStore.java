@@ -204,7 +204,8 @@ public final class SnapshotStore {
     }
   }
 
-  static void deleteTree(Path dir) {
+  /** Deletes a directory tree, best effort. */
+  public static void deleteTree(Path dir) {
     if (!Files.exists(dir)) return;
     try (Stream<Path> s = Files.walk(dir)) {
       s.sorted(Comparator.reverseOrder()).forEach(p -> {

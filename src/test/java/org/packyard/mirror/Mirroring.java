@@ -159,6 +159,11 @@ final class Mirroring implements AutoCloseable {
     }
 
     @Override
+    public Path newTempDirectory() throws IOException {
+      return inner.newTempDirectory();
+    }
+
+    @Override
     public void commit(Path temp, String sha256) throws IOException {
       inner.commit(temp, sha256);
       synchronized (this) {

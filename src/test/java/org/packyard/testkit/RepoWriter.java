@@ -40,7 +40,7 @@ public final class RepoWriter {
     /** A package with a real file of {@code size} deterministic bytes at its href. */
     public static Pkg withPayload(String name, String evr, int size) {
       byte[] b = new byte[size];
-      new java.util.SplittableRandom(name.hashCode()).nextBytes(b);
+      new java.util.SplittableRandom((name + "-" + evr).hashCode()).nextBytes(b); // distinct per version
       Pkg p = of(name, evr);
       return new Pkg(p.name, p.epoch, p.version, p.release, p.sourceRpm, p.extraFormat, b);
     }
