@@ -131,9 +131,9 @@ end
 request = function() return wrk.format("GET", "/f75/pkg/" .. names[math.random(#names)]) end
 EOF
 
-log "warm-up"
-wrk -t2 -c100 -d5s -s "$work/random.lua" "http://127.0.0.1:$ngx_port" -- "$work/names.txt" >/dev/null
-wrk -t2 -c100 -d5s -s "$work/random.lua" "http://127.0.0.1:$pk_port" -- "$work/names.txt" >/dev/null
+log "warm-up (15 s each: the JVM compiles its hot paths first)"
+wrk -t2 -c100 -d15s -s "$work/random.lua" "http://127.0.0.1:$ngx_port" -- "$work/names.txt" >/dev/null
+wrk -t2 -c100 -d15s -s "$work/random.lua" "http://127.0.0.1:$pk_port" -- "$work/names.txt" >/dev/null
 
 pk_rps=() ngx_rps=() pk_p50=() ngx_p50=() pk_p99=() ngx_p99=()
 for r in $(seq "$rounds"); do

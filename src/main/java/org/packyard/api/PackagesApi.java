@@ -24,7 +24,10 @@ import java.util.Set;
 import org.packyard.catalog.Branch;
 import org.packyard.catalog.Catalog;
 import org.packyard.catalog.Served;
+import org.packyard.server.AnswerSlots;
+import org.packyard.server.ChunkedBody;
 import org.packyard.server.HttpError;
+import org.packyard.server.ReaderPool;
 import org.packyard.server.PathSegments;
 import org.packyard.server.Responses;
 
@@ -39,11 +42,17 @@ public final class PackagesApi {
   private static final int STREAM_STEP = 512;
   private static final JsonFactory JSON = new JsonFactory();
   private static final byte[] NULL = "null".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] OPEN_PACKAGES = "{\"packages\":{".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] CLOSE_PACKAGES = "}}".getBytes(StandardCharsets.US_ASCII);
 
   private final Catalog catalog;
+  private final ReaderPool readers;
+  private final AnswerSlots slots;
 
-  public PackagesApi(Catalog catalog) {
+  public PackagesApi(Catalog catalog, ReaderPool readers, AnswerSlots slots) {
     this.catalog = catalog;
+    this.readers = readers;
+    this.slots = slots;
   }
 
   public void mount(Router router) {
@@ -63,26 +72,33 @@ public final class PackagesApi {
     return b;
   }
 
+  /**
+   * Up to 1,000 lookups and a body of megabytes: assembled on a reader thread under one of the
+   * bounded answer slots, written in steps, so batches never monopolise an event loop.
+   */
   private void batchGet(RoutingContext ctx) {
     Branch branch = branch(ctx);
     Set<String> names = parseNames(ctx.body().buffer());
-    List<ByteBuf> parts = new ArrayList<>(names.size() * 4 + 2);
-    parts.add(ascii("{\"packages\":{"));
-    boolean first = true;
-    for (String n : names) {
-      byte[] utf8 = n.getBytes(StandardCharsets.UTF_8);
-      parts.add(Unpooled.wrappedBuffer(jsonKey(n, first)));
-      first = false;
-      Branch.Hit hit = branch.newest(utf8);
-      if (hit == null) {
-        parts.add(Unpooled.wrappedBuffer(NULL));
-      } else {
-        parts.add(Unpooled.wrappedBuffer(hit.served().index().packageRecord(hit.key())));
-        parts.add(Unpooled.wrappedBuffer(hit.served().repoSuffix()));
+    slots.acquire().onFailure(ctx::fail).onSuccess(slot -> readers.submit(() -> {
+      ChunkedBody body = new ChunkedBody().add(OPEN_PACKAGES);
+      boolean first = true;
+      for (String n : names) {
+        body.add(jsonKey(n, first));
+        first = false;
+        Branch.Hit hit = branch.newest(n.getBytes(StandardCharsets.UTF_8));
+        if (hit == null) body.add(NULL);
+        else body.add(hit.served().index().packageRecord(hit.key())).add(hit.served().repoSuffix());
       }
-    }
-    parts.add(ascii("}}"));
-    Responses.json(ctx, BufferInternal.buffer(Unpooled.wrappedBuffer(parts.size(), parts.toArray(ByteBuf[]::new))));
+      return body.add(CLOSE_PACKAGES);
+    }).onComplete(ar -> {
+      if (ar.failed()) {
+        slot.release();
+        ctx.fail(ar.cause());
+        return;
+      }
+      ctx.response().headers().set(Responses.CONTENT_TYPE, Responses.JSON);
+      ar.result().send(ctx).onComplete(x -> slot.release());
+    }));
   }
 
   /** {@code {"names": ["a", "b"]}}: 1 to 1,000 strings, each a valid name. */
@@ -148,10 +164,6 @@ public final class PackagesApi {
     }
     b.append("\":");
     return b.toString().getBytes(StandardCharsets.UTF_8);
-  }
-
-  private static ByteBuf ascii(String s) {
-    return Unpooled.wrappedBuffer(s.getBytes(StandardCharsets.US_ASCII));
   }
 
   /** One line per distinct name: the /pkg object from the first channel that has the name. */

@@ -195,7 +195,7 @@ public final class IndexBuilder {
         }, executor);
         try (Statement s = db.createStatement()) {
           s.execute("CREATE INDEX packages_name ON packages (name)");
-          s.execute("CREATE INDEX deps_name ON deps (name, kind)");
+          s.execute("CREATE INDEX deps_name ON deps (name, kind, pkgKey)"); // covering: lookups never touch the table
         } finally {
           millis.put("sqlite_indexes", (System.nanoTime() - t1) / 1_000_000);
           join(records);
@@ -305,6 +305,23 @@ public final class IndexBuilder {
         out.finish(starts, lengths, count + 1, maps);
       }
       writeContent();
+      writeRanks();
+    }
+
+    /** ranks.bin: each package's position in rpm's order, so lookups sort integers, not versions. */
+    private void writeRanks() throws IOException {
+      Integer[] order = new Integer[count];
+      for (int k = 1; k <= count; k++) order[k - 1] = k;
+      Arrays.sort(order, (a, b) -> evrs[a].compareTo(evrs[b]));
+      int[] rank = new int[count + 1];
+      int r = 0;
+      for (int i = 0; i < count; i++) {
+        if (i > 0 && evrs[order[i]].compareTo(evrs[order[i - 1]]) != 0) r++;
+        rank[order[i]] = r + 1; // equal versions share a rank
+      }
+      ByteBuffer b = ByteBuffer.allocate(4 * (count + 1)).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+      for (int k = 0; k <= count; k++) b.putInt(rank[k]);
+      Files.write(dir.resolve(IndexFiles.RANKS), b.array());
     }
 
     /** content.bin: per package its location, checksum, size and time, for mirroring and serving. */

@@ -7,6 +7,8 @@ final class IndexFiles {
   static final String FILES = "files.bin";
   static final String CHANGELOGS = "changelogs.bin";
   static final String CONTENT = "content.bin";
+  /** For every package key, its rank in rpm's version order (higher is newer): u32 little endian. */
+  static final String RANKS = "ranks.bin";
 
   /** packages.bin: package name to the key of its newest package. */
   static final int BY_NAME = 0;

@@ -2,6 +2,7 @@ package org.packyard.index;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.IntBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -15,7 +16,6 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.packyard.rpm.DepKind;
-import org.packyard.rpm.Evr;
 
 /**
  * A published snapshot's index, opened read-only. The record lookups are memory-mapped and safe
@@ -33,13 +33,16 @@ public final class SnapshotIndex implements AutoCloseable {
   private final RecordFile files;
   private final RecordFile changelogs;
   private final RecordFile content;
+  private final IntBuffer ranks;
   private final ArrayBlockingQueue<Connection> idle = new ArrayBlockingQueue<>(MAX_CONNECTIONS);
   private final AtomicInteger refs = new AtomicInteger(1);
   private final AtomicBoolean retired = new AtomicBoolean();
   private volatile boolean closed;
 
-  private SnapshotIndex(Path dir, RecordFile packages, RecordFile files, RecordFile changelogs, RecordFile content) {
+  private SnapshotIndex(Path dir, RecordFile packages, RecordFile files, RecordFile changelogs, RecordFile content,
+      IntBuffer ranks) {
     this.dir = dir;
+    this.ranks = ranks;
     this.packages = packages;
     this.files = files;
     this.changelogs = changelogs;
@@ -48,14 +51,23 @@ public final class SnapshotIndex implements AutoCloseable {
 
   /** Opens the index in {@code dir}; maps the record files, opens no database yet. */
   public static SnapshotIndex open(Path dir) throws IOException {
-    for (String f : List.of(IndexFiles.SQLITE, IndexFiles.PACKAGES, IndexFiles.FILES, IndexFiles.CHANGELOGS, IndexFiles.CONTENT)) {
+    for (String f : List.of(IndexFiles.SQLITE, IndexFiles.PACKAGES, IndexFiles.FILES, IndexFiles.CHANGELOGS, IndexFiles.CONTENT,
+        IndexFiles.RANKS)) {
       if (!Files.isRegularFile(dir.resolve(f))) throw new IOException("index " + dir + " has no " + f);
     }
     return new SnapshotIndex(dir,
         RecordFile.open(dir.resolve(IndexFiles.PACKAGES)),
         RecordFile.open(dir.resolve(IndexFiles.FILES)),
         RecordFile.open(dir.resolve(IndexFiles.CHANGELOGS)),
-        RecordFile.open(dir.resolve(IndexFiles.CONTENT)));
+        RecordFile.open(dir.resolve(IndexFiles.CONTENT)),
+        mapInts(dir.resolve(IndexFiles.RANKS)));
+  }
+
+  private static IntBuffer mapInts(Path file) throws IOException {
+    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.READ)) {
+      return ch.map(java.nio.channels.FileChannel.MapMode.READ_ONLY, 0, ch.size())
+          .order(java.nio.ByteOrder.LITTLE_ENDIAN).asIntBuffer();
+    }
   }
 
   public Path dir() {
@@ -120,22 +132,24 @@ public final class SnapshotIndex implements AutoCloseable {
   public int[] withDependency(DepKind kind, String name) throws SQLException {
     Connection c = borrow();
     boolean ok = false;
-    try (PreparedStatement st = c.prepareStatement(
-        "SELECT d.pkgKey, p.epoch, p.version, p.release FROM deps d JOIN packages p ON p.pkgKey = d.pkgKey"
-            + " WHERE d.name = ? AND d.kind = ?")) {
+    try (PreparedStatement st = c.prepareStatement("SELECT pkgKey FROM deps WHERE name = ? AND kind = ?")) {
       st.setString(1, name);
       st.setInt(2, kind.ordinal());
-      record Hit(int key, Evr evr) {}
-      List<Hit> hits = new ArrayList<>();
+      long[] hits = new long[16];
+      int n = 0;
       try (ResultSet rs = st.executeQuery()) {
-        while (rs.next()) hits.add(new Hit(rs.getInt(1), new Evr(rs.getString(2), rs.getString(3), rs.getString(4))));
+        while (rs.next()) {
+          if (n == hits.length) hits = java.util.Arrays.copyOf(hits, n * 2);
+          int key = rs.getInt(1);
+          // newest first by rpm's order (the precomputed rank), then in primary's order
+          hits[n++] = ((long) (Integer.MAX_VALUE - ranks.get(key)) << 32) | key;
+        }
       }
-      hits.sort((a, b) -> {
-        int cmp = b.evr.compareTo(a.evr);
-        return cmp != 0 ? cmp : Integer.compare(a.key, b.key);
-      });
+      java.util.Arrays.sort(hits, 0, n);
+      int[] keys = new int[n];
+      for (int i = 0; i < n; i++) keys[i] = (int) hits[i];
       ok = true;
-      return hits.stream().mapToInt(Hit::key).toArray();
+      return keys;
     } finally {
       giveBack(c, ok);
     }

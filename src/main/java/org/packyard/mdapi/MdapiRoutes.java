@@ -3,6 +3,7 @@ package org.packyard.mdapi;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
@@ -20,7 +21,9 @@ import org.packyard.catalog.Catalog;
 import org.packyard.catalog.Served;
 import org.packyard.index.SnapshotIndex;
 import org.packyard.rpm.DepKind;
+import org.packyard.server.AnswerSlots;
 import org.packyard.server.Bytes;
+import org.packyard.server.ChunkedBody;
 import org.packyard.server.Cors;
 import org.packyard.server.HttpError;
 import org.packyard.server.PathSegments;
@@ -34,14 +37,19 @@ import org.packyard.server.Responses;
  */
 public final class MdapiRoutes {
   private static final byte[] EMPTY_FILES = "{\"files\":[],\"repo\":\"".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] OPEN = {'['};
+  private static final byte[] COMMA = {','};
+  private static final byte[] CLOSE = {']'};
   private static final byte[] EMPTY_LOGS = "{\"changelogs\":[],\"repo\":\"".getBytes(StandardCharsets.US_ASCII);
 
   private final Catalog catalog;
   private final ReaderPool readers;
+  private final AnswerSlots slots;
 
-  public MdapiRoutes(Catalog catalog, ReaderPool readers) {
+  public MdapiRoutes(Catalog catalog, ReaderPool readers, AnswerSlots slots) {
     this.catalog = catalog;
     this.readers = readers;
+    this.slots = slots;
   }
 
   /** Mounts {@code /branches} and, last of all routes, the {@code /{branch}/{kind}/{name}} family. */
@@ -170,27 +178,54 @@ public final class MdapiRoutes {
     return b != null ? b : ByteBuffer.wrap(empty);
   }
 
-  /** Packages with a {@code kind} dependency on {@code name}, from the first channel that has any. */
+  /**
+   * Packages with a {@code kind} dependency on {@code name}, from the first channel that has any.
+   * An answer can be megabytes (everything requiring glibc): it takes one of the bounded answer
+   * slots from lookup until its last byte is written.
+   */
   private void dependency(RoutingContext ctx, Branch branch, DepKind kind, String name) {
-    List<Served> channels = new ArrayList<>(branch.channels().size());
-    for (Served s : branch.channels()) channels.add(retain(s));
-    Future<Buffer> answer = readers.submit(() -> {
-      for (Served s : channels) {
-        int[] keys = s.index().withDependency(kind, name);
-        if (keys.length > 0) return list(s, keys);
-      }
-      return null;
+    slots.acquire().onFailure(ctx::fail).onSuccess(slot -> {
+      List<Served> channels = new ArrayList<>(branch.channels().size());
+      for (Served s : branch.channels()) channels.add(retain(s));
+      readers.submit(() -> {
+        for (Served s : channels) {
+          int[] keys = s.index().withDependency(kind, name);
+          if (keys.length > 0) return list(s, keys);
+        }
+        return null;
+      }).onComplete(ar -> {
+        if (ar.failed()) {
+          release(channels);
+          slot.release();
+          ctx.fail(ar.cause());
+        } else if (ar.result() == null) {
+          release(channels);
+          slot.release();
+          ctx.fail(HttpError.notFound("Not Found")); // mdapi says 400 here; no package has it: 404
+        } else {
+          // The mapped records stay readable until the bytes are out; then the index may close.
+          ctx.response().headers().set(Responses.CONTENT_TYPE, Responses.JSON);
+          ar.result().send(ctx).onComplete(x -> {
+            release(channels);
+            slot.release();
+          });
+        }
+      });
     });
-    answer.onComplete(ar -> {
-      for (Served s : channels) s.index().release();
-      if (ar.failed()) {
-        ctx.fail(ar.cause());
-      } else if (ar.result() == null) {
-        ctx.fail(HttpError.notFound("Not Found")); // mdapi says 400 here; no package has it: 404
-      } else {
-        Responses.json(ctx, ar.result());
-      }
-    });
+  }
+
+  /** {@code [rec,rec,...]}: the records of {@code keys} with the channel suffix, as a chunked body. */
+  private static ChunkedBody list(Served served, int[] keys) {
+    ChunkedBody body = new ChunkedBody().add(OPEN);
+    for (int i = 0; i < keys.length; i++) {
+      if (i > 0) body.add(COMMA);
+      body.add(served.index().packageRecord(keys[i])).add(served.repoSuffix());
+    }
+    return body.add(CLOSE);
+  }
+
+  private static void release(List<Served> channels) {
+    for (Served s : channels) s.index().release();
   }
 
   private static Served retain(Served s) {
@@ -198,18 +233,4 @@ public final class MdapiRoutes {
     return s;
   }
 
-  /** {@code [rec1+suffix,rec2+suffix,...]} as one composite buffer over the mapped records. */
-  private static Buffer list(Served s, int[] keys) {
-    List<ByteBuf> parts = new ArrayList<>(keys.length * 3 + 2);
-    parts.add(Unpooled.wrappedBuffer(new byte[] {'['}));
-    ByteBuf comma = Unpooled.wrappedBuffer(new byte[] {','});
-    ByteBuf suffix = Unpooled.wrappedBuffer(s.repoSuffix());
-    for (int i = 0; i < keys.length; i++) {
-      if (i > 0) parts.add(comma.retainedDuplicate());
-      parts.add(Unpooled.wrappedBuffer(s.index().packageRecord(keys[i])));
-      parts.add(suffix.retainedDuplicate());
-    }
-    parts.add(Unpooled.wrappedBuffer(new byte[] {']'}));
-    return BufferInternal.buffer(Unpooled.wrappedBuffer(parts.size(), parts.toArray(ByteBuf[]::new)));
-  }
 }

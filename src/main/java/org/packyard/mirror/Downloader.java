@@ -291,11 +291,8 @@ public final class Downloader implements AutoCloseable {
           downloaded.incrementAndGet();
           return sha;
         }))
-        .onFailure(e -> deleteQuietly(tmp)));
-  }
-
-  private void deleteQuietly(Path p) {
-    blocking(() -> Files.deleteIfExists(p)); // a leftover is removed at the next start anyway
+        // The partial file is gone before the failure is reported.
+        .recover(e -> blocking(() -> Files.deleteIfExists(tmp)).transform(x -> Future.failedFuture(e))));
   }
 
   /** Per-host transfer state now: limit, in flight, queued, throttles, retries. */

@@ -46,6 +46,7 @@ public final class PackyardServer implements AutoCloseable {
   private final AtomicInteger port = new AtomicInteger();
   private final ContentRoutes onDemandContent;
   private final MdapiRoutes mdapi;
+  private final AnswerSlots slots;
 
   private PackyardServer(Vertx vertx, Services services) {
     this.vertx = vertx;
@@ -55,7 +56,9 @@ public final class PackyardServer implements AutoCloseable {
     this.syncer = services.syncer;
     this.readers = new ReaderPool(Math.max(2, Runtime.getRuntime().availableProcessors()), 256);
     // One instance for all event loops: on-demand flights are shared by every connection.
-    this.mdapi = new MdapiRoutes(catalog, readers);
+    // A few large answers at once keep the network busy; the rest wait off the event loop.
+    this.slots = new AnswerSlots(4, 512);
+    this.mdapi = new MdapiRoutes(catalog, readers, slots);
     this.onDemandContent = ContentRoutes.create(vertx, catalog, services.blobs, readers, services.upstreams);
   }
 
@@ -117,7 +120,7 @@ public final class PackyardServer implements AutoCloseable {
     new HomePage(catalog).mount(router);
     new Metrics().register(this::metrics).register(onDemandContent::appendMetrics)
         .register(syncer.downloader()::appendMetrics).mount(router);
-    new PackagesApi(catalog).mount(router);
+    new PackagesApi(catalog, readers, slots).mount(router);
     onDemandContent.mount(router);
     new RepositoriesApi(catalog, services.snapshots, services.state, syncer, readers).mount(router);
     mdapi.mount(router);
@@ -140,7 +143,11 @@ public final class PackyardServer implements AutoCloseable {
         .append("packyard_repositories_unpublished ").append(catalog.unpublished().size()).append('\n')
         .append("# HELP packyard_index_reader_queue Index reads waiting for a reader thread.\n")
         .append("# TYPE packyard_index_reader_queue gauge\n")
-        .append("packyard_index_reader_queue ").append(readers.queued()).append('\n');
+        .append("packyard_index_reader_queue ").append(readers.queued()).append('\n')
+        .append("# HELP packyard_large_answers Dependency answers being computed or written, and waiting.\n")
+        .append("# TYPE packyard_large_answers gauge\n")
+        .append("packyard_large_answers{state=\"active\"} ").append(slots.inUse()).append('\n')
+        .append("packyard_large_answers{state=\"waiting\"} ").append(slots.waiting()).append('\n');
   }
 
   /**

@@ -251,6 +251,9 @@ public final class FakeUpstream implements AutoCloseable {
       return;
     }
     if (fault == Fault.WRONG_BYTES && body.length > 0) body[body.length / 2] ^= 0x55;
+    // Out of the gauge once the whole body is handed over: from here the client can have it all
+    // and send its next request, before this end() completes.
+    leave.run();
     resp.putHeader("Content-Length", String.valueOf(body.length)).end(Buffer.buffer(body));
   }
 

@@ -1,0 +1,80 @@
+package org.packyard.server;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.internal.buffer.BufferInternal;
+import io.vertx.ext.web.RoutingContext;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A large answer assembled from many small pieces (mapped records and separators), written in
+ * bounded steps: up to {@link #STEP_BYTES} per write, the next when the socket has room, with the
+ * event loop free in between. One composite buffer of thousands of pieces is costly to flush and
+ * holds the loop; steps keep every other connection's turn short. Assemble it off the event loop.
+ */
+public final class ChunkedBody {
+  static final int STEP_BYTES = 256 * 1024;
+
+  private final List<ByteBuffer> parts = new ArrayList<>();
+  private long length;
+
+  public ChunkedBody add(ByteBuffer part) {
+    length += part.remaining();
+    parts.add(part);
+    return this;
+  }
+
+  public ChunkedBody add(byte[] part) {
+    return add(ByteBuffer.wrap(part));
+  }
+
+  public long length() {
+    return length;
+  }
+
+  /**
+   * Sends the body with a Content-Length (headers set by the caller); completes when the last byte
+   * is written, fails when the client goes away first.
+   */
+  public Future<Void> send(RoutingContext ctx) {
+    HttpServerResponse r = ctx.response();
+    if (r.closed()) return Future.failedFuture("the client went away");
+    r.headers().set(Responses.CONTENT_LENGTH, Long.toString(length));
+    if (ctx.request().method() == HttpMethod.HEAD) return r.end();
+    Promise<Void> done = Promise.promise();
+    r.closeHandler(v -> done.tryFail("the client went away"));
+    step(ctx, 0, done);
+    return done.future();
+  }
+
+  private void step(RoutingContext ctx, int from, Promise<Void> done) {
+    HttpServerResponse r = ctx.response();
+    if (r.closed()) {
+      done.tryFail("the client went away");
+      return;
+    }
+    List<ByteBuf> chunk = new ArrayList<>();
+    long bytes = 0;
+    int i = from;
+    while (i < parts.size() && (bytes < STEP_BYTES || chunk.isEmpty())) {
+      ByteBuffer p = parts.get(i++);
+      bytes += p.remaining();
+      chunk.add(Unpooled.wrappedBuffer(p.duplicate()));
+    }
+    var buffer = BufferInternal.buffer(Unpooled.wrappedBuffer(chunk.size(), chunk.toArray(ByteBuf[]::new)));
+    if (i == parts.size()) {
+      r.end(buffer).onComplete(done);
+      return;
+    }
+    int next = i;
+    r.write(buffer);
+    if (r.writeQueueFull()) r.drainHandler(v -> step(ctx, next, done));
+    else ctx.vertx().getOrCreateContext().runOnContext(v -> step(ctx, next, done));
+  }
+}
