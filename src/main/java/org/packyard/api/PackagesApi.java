@@ -6,7 +6,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.vertx.core.Context;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerResponse;
@@ -27,6 +26,7 @@ import org.packyard.catalog.Served;
 import org.packyard.server.AnswerSlots;
 import org.packyard.server.ChunkedBody;
 import org.packyard.server.HttpError;
+import org.packyard.server.Pacing;
 import org.packyard.server.ReaderPool;
 import org.packyard.server.PathSegments;
 import org.packyard.server.Responses;
@@ -172,21 +172,21 @@ public final class PackagesApi {
     HttpServerResponse r = ctx.response();
     r.setChunked(true);
     r.headers().set(Responses.CONTENT_TYPE, Responses.NDJSON);
-    new Streamer(branch, r, ctx.vertx().getOrCreateContext()).next();
+    new Streamer(branch, r, ctx.vertx()).next();
   }
 
   /** Walks the channels' name maps in bounded steps, pausing while the socket is full. */
   private static final class Streamer {
     private final Branch branch;
     private final HttpServerResponse response;
-    private final Context context;
+    private final io.vertx.core.Vertx vertx;
     private int channel;
     private int slot;
 
-    Streamer(Branch branch, HttpServerResponse response, Context context) {
+    Streamer(Branch branch, HttpServerResponse response, io.vertx.core.Vertx vertx) {
       this.branch = branch;
       this.response = response;
-      this.context = context;
+      this.vertx = vertx;
       response.exceptionHandler(e -> channel = Integer.MAX_VALUE);
       response.closeHandler(v -> channel = Integer.MAX_VALUE);
     }
@@ -211,7 +211,7 @@ public final class PackagesApi {
           response.write(BufferInternal.buffer(Unpooled.wrappedBuffer(parts.size(), parts.toArray(ByteBuf[]::new))));
         }
         if (response.writeQueueFull()) response.drainHandler(v -> next());
-        else context.runOnContext(v -> next());
+        else Pacing.later(vertx, this::next);
         return;
       }
       if (channel != Integer.MAX_VALUE) response.end();

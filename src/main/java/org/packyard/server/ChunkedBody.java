@@ -14,12 +14,14 @@ import java.util.List;
 
 /**
  * A large answer assembled from many small pieces (mapped records and separators), written in
- * bounded steps: up to {@link #STEP_BYTES} per write, the next when the socket has room, with the
- * event loop free in between. One composite buffer of thousands of pieces is costly to flush and
+ * bounded steps: up to {@link #STEP_BYTES} per write and {@link #TURN_BYTES} per turn, the rest
+ * when the socket drains, with the event loop free in between. One composite buffer of thousands of pieces is costly to flush and
  * holds the loop; steps keep every other connection's turn short. Assemble it off the event loop.
  */
 public final class ChunkedBody {
   static final int STEP_BYTES = 256 * 1024;
+  /** Most bytes one answer writes per event-loop turn before it lets the others have theirs. */
+  static final int TURN_BYTES = 1024 * 1024;
 
   private final List<ByteBuffer> parts = new ArrayList<>();
   private long length;
@@ -55,26 +57,36 @@ public final class ChunkedBody {
 
   private void step(RoutingContext ctx, int from, Promise<Void> done) {
     HttpServerResponse r = ctx.response();
-    if (r.closed()) {
-      done.tryFail("the client went away");
-      return;
-    }
-    List<ByteBuf> chunk = new ArrayList<>();
-    long bytes = 0;
     int i = from;
-    while (i < parts.size() && (bytes < STEP_BYTES || chunk.isEmpty())) {
-      ByteBuffer p = parts.get(i++);
-      bytes += p.remaining();
-      chunk.add(Unpooled.wrappedBuffer(p.duplicate()));
+    long budget = TURN_BYTES;
+    while (true) {
+      if (r.closed()) {
+        done.tryFail("the client went away");
+        return;
+      }
+      List<ByteBuf> chunk = new ArrayList<>();
+      long bytes = 0;
+      while (i < parts.size() && (bytes < STEP_BYTES || chunk.isEmpty())) {
+        ByteBuffer p = parts.get(i++);
+        bytes += p.remaining();
+        chunk.add(Unpooled.wrappedBuffer(p.duplicate()));
+      }
+      var buffer = BufferInternal.buffer(Unpooled.wrappedBuffer(chunk.size(), chunk.toArray(ByteBuf[]::new)));
+      if (i == parts.size()) {
+        r.end(buffer).onComplete(done);
+        return;
+      }
+      r.write(buffer);
+      budget -= bytes;
+      int next = i;
+      if (r.writeQueueFull()) { // the socket is the pace: continue when it drains (an I/O event)
+        r.drainHandler(v -> step(ctx, next, done));
+        return;
+      }
+      if (budget <= 0) { // the socket keeps up: still give other connections this loop's turn
+        Pacing.later(ctx.vertx(), () -> step(ctx, next, done));
+        return;
+      }
     }
-    var buffer = BufferInternal.buffer(Unpooled.wrappedBuffer(chunk.size(), chunk.toArray(ByteBuf[]::new)));
-    if (i == parts.size()) {
-      r.end(buffer).onComplete(done);
-      return;
-    }
-    int next = i;
-    r.write(buffer);
-    if (r.writeQueueFull()) r.drainHandler(v -> step(ctx, next, done));
-    else ctx.vertx().getOrCreateContext().runOnContext(v -> step(ctx, next, done));
   }
 }
