@@ -72,7 +72,7 @@ sq_ingest=$(printf '%s\n' "${ingest_sq[@]}" | median)
 breakdown=$(grep -o 'ms {.*}' "$work/sync.log" | tail -1 || true)
 
 # ---------------------------------------------------------------- serve + nginx
-PACKYARD_JAVA_OPTS="-Xmx1g -XX:+UseParallelGC" "$root/packyard" serve --config "$work/packyard.yaml" \
+PACKYARD_JAVA_OPTS="-Xmx1g -XX:+UseZGC" "$root/packyard" serve --config "$work/packyard.yaml" \
   --listen "127.0.0.1:$pk_port" >"$work/serve.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 120); do curl -sf "http://127.0.0.1:$pk_port/readyz" >/dev/null && break; sleep 0.5; done
@@ -161,7 +161,7 @@ awk 'BEGIN{srand(1)} {a[NR]=$0} END {n=0; printf "{\"names\":["; while (n<1000) 
 heavy='/f75/requires/libc.so.6(GLIBC_2.17)(64bit)'
 heavy_count=$(curl -s "http://127.0.0.1:$pk_port$heavy" | grep -o '"co-packages"' | wc -l)
 echo "request = function() return wrk.format(\"GET\", \"$heavy\") end" > "$work/heavy.lua"
-PACKYARD_JAVA_OPTS="-Xmx1g -XX:+UseParallelGC" "$root/packyard" serve --config "$work/packyard.yaml" \
+PACKYARD_JAVA_OPTS="-Xmx1g -XX:+UseZGC" "$root/packyard" serve --config "$work/packyard.yaml" \
   --listen "127.0.0.1:$((pk_port + 10))" >"$work/serve-idle.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 120); do curl -sf "http://127.0.0.1:$((pk_port + 10))/readyz" >/dev/null && break; sleep 0.5; done

@@ -41,9 +41,10 @@ public final class PackagesApi {
   static final int MAX_BODY = 2 << 20;
   private static final int STREAM_STEP = 512;
   private static final JsonFactory JSON = new JsonFactory();
-  private static final byte[] NULL = "null".getBytes(StandardCharsets.US_ASCII);
-  private static final byte[] OPEN_PACKAGES = "{\"packages\":{".getBytes(StandardCharsets.US_ASCII);
-  private static final byte[] CLOSE_PACKAGES = "}}".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] NULL_BYTES = "null".getBytes(StandardCharsets.US_ASCII);
+  private static final ByteBuffer NULL = ChunkedBody.constant(NULL_BYTES);
+  private static final ByteBuffer OPEN_PACKAGES = ChunkedBody.constant("{\"packages\":{".getBytes(StandardCharsets.US_ASCII));
+  private static final ByteBuffer CLOSE_PACKAGES = ChunkedBody.constant("}}".getBytes(StandardCharsets.US_ASCII));
 
   private final Catalog catalog;
   private final ReaderPool readers;
@@ -81,13 +82,18 @@ public final class PackagesApi {
     Set<String> names = parseNames(ctx.body().buffer());
     slots.acquire().onFailure(ctx::fail).onSuccess(slot -> readers.submit(() -> {
       ChunkedBody body = new ChunkedBody().add(OPEN_PACKAGES);
+      java.util.Map<Served, ByteBuffer> suffixes = new java.util.IdentityHashMap<>();
       boolean first = true;
       for (String n : names) {
-        body.add(jsonKey(n, first));
+        body.add(ByteBuffer.wrap(jsonKey(n, first)));
         first = false;
         Branch.Hit hit = branch.newest(n.getBytes(StandardCharsets.UTF_8));
-        if (hit == null) body.add(NULL);
-        else body.add(hit.served().index().packageRecord(hit.key())).add(hit.served().repoSuffix());
+        if (hit == null) {
+          body.add(NULL);
+        } else {
+          body.add(hit.served().index().packageRecord(hit.key()))
+              .add(suffixes.computeIfAbsent(hit.served(), s -> ChunkedBody.constant(s.repoSuffix())));
+        }
       }
       return body.add(CLOSE_PACKAGES);
     }).onComplete(ar -> {

@@ -178,7 +178,7 @@ public final class RecordFile implements AutoCloseable {
 
   private ByteBuffer slice(long pos, int len) {
     if (pos < 0 || pos + len > size) throw new IllegalStateException(path + " is corrupt at " + pos);
-    return windows[(int) (pos / WINDOW)].slice((int) (pos % WINDOW), len).asReadOnlyBuffer();
+    return windows[(int) (pos / WINDOW)].slice((int) (pos % WINDOW), len); // read-only: the mapping is
   }
 
   private long getLong(long pos) {

@@ -37,9 +37,9 @@ import org.packyard.server.Responses;
  */
 public final class MdapiRoutes {
   private static final byte[] EMPTY_FILES = "{\"files\":[],\"repo\":\"".getBytes(StandardCharsets.US_ASCII);
-  private static final byte[] OPEN = {'['};
-  private static final byte[] COMMA = {','};
-  private static final byte[] CLOSE = {']'};
+  private static final ByteBuffer OPEN = ChunkedBody.constant(new byte[] {'['});
+  private static final ByteBuffer COMMA = ChunkedBody.constant(new byte[] {','});
+  private static final ByteBuffer CLOSE = ChunkedBody.constant(new byte[] {']'});
   private static final byte[] EMPTY_LOGS = "{\"changelogs\":[],\"repo\":\"".getBytes(StandardCharsets.US_ASCII);
 
   private final Catalog catalog;
@@ -217,9 +217,10 @@ public final class MdapiRoutes {
   /** {@code [rec,rec,...]}: the records of {@code keys} with the channel suffix, as a chunked body. */
   private static ChunkedBody list(Served served, int[] keys) {
     ChunkedBody body = new ChunkedBody().add(OPEN);
+    ByteBuffer suffix = ChunkedBody.constant(served.repoSuffix());
     for (int i = 0; i < keys.length; i++) {
       if (i > 0) body.add(COMMA);
-      body.add(served.index().packageRecord(keys[i])).add(served.repoSuffix());
+      body.add(served.index().packageRecord(keys[i])).add(suffix);
     }
     return body.add(CLOSE);
   }

@@ -32,8 +32,9 @@ public final class ChunkedBody {
     return this;
   }
 
-  public ChunkedBody add(byte[] part) {
-    return add(ByteBuffer.wrap(part));
+  /** Wraps a constant once; the same buffer can then be added any number of times. */
+  public static ByteBuffer constant(byte[] bytes) {
+    return ByteBuffer.wrap(bytes).asReadOnlyBuffer();
   }
 
   public long length() {
@@ -69,7 +70,7 @@ public final class ChunkedBody {
       while (i < parts.size() && (bytes < STEP_BYTES || chunk.isEmpty())) {
         ByteBuffer p = parts.get(i++);
         bytes += p.remaining();
-        chunk.add(Unpooled.wrappedBuffer(p.duplicate()));
+        chunk.add(Unpooled.wrappedBuffer(p)); // Netty slices it: the same part may appear many times
       }
       var buffer = BufferInternal.buffer(Unpooled.wrappedBuffer(chunk.size(), chunk.toArray(ByteBuf[]::new)));
       if (i == parts.size()) {
