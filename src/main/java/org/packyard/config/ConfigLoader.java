@@ -30,7 +30,8 @@ public final class ConfigLoader {
   public static final String DEFAULT_LISTEN = "127.0.0.1:8080";
   public static final String DEFAULT_DATA = "./packyard-data";
 
-  private static final Set<String> TOP_KEYS = Set.of("listen", "data", "repositories");
+  private static final Set<String> TOP_KEYS = Set.of("listen", "data", "repositories", "directory");
+  private static final Set<String> DIRECTORY_KEYS = Set.of("url", "token_file", "timeout", "cache_ttl", "max_stale", "max_concurrency");
   private static final List<String> REPO_KEYS = List.of("name", "upstream", "metalink", "mirrorlist", "policy",
       "branch", "channel", "sync_every", "access", "include", "exclude", "arches", "retain", "max_concurrency",
       "fixed_concurrency", "tls_ca_file", "tls_client_cert", "tls_client_key", "proxy");
@@ -105,7 +106,7 @@ public final class ConfigLoader {
   private static PackyardConfig bind(ObjectNode root, String where, Path file) {
     for (Iterator<String> it = root.fieldNames(); it.hasNext(); ) {
       String k = it.next();
-      if (!TOP_KEYS.contains(k)) throw new ConfigException(where + ": unknown key '" + k + "'; known keys: listen, data, repositories");
+      if (!TOP_KEYS.contains(k)) throw new ConfigException(where + ": unknown key '" + k + "'; known keys: listen, data, repositories, directory");
     }
     PackyardConfig.Listen listen = PackyardConfig.Listen.parse(where + ": listen", text(root, "listen", where, DEFAULT_LISTEN));
     Path data = Path.of(text(root, "data", where, DEFAULT_DATA));
@@ -118,10 +119,30 @@ public final class ConfigLoader {
       if (!list.isArray()) throw new ConfigException(where + ": repositories must be a list");
       for (int i = 0; i < list.size(); i++) repos.add(repository(list.get(i), where + ": repositories[" + i + "]", file));
     }
+    DirectoryConfig directory = directory(root.get("directory"), where + ": directory", file);
     try {
-      return new PackyardConfig(listen, data, repos);
+      return new PackyardConfig(listen, data, repos, directory);
     } catch (ConfigException e) {
       throw new ConfigException(where + ": " + e.getMessage());
+    }
+  }
+
+  private static DirectoryConfig directory(JsonNode node, String where, Path file) {
+    if (node == null || node.isNull()) return null;
+    if (!node.isObject()) throw new ConfigException(where + ": must be a mapping with url, token_file, ...");
+    for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
+      String k = it.next();
+      if (!DIRECTORY_KEYS.contains(k)) throw new ConfigException(where + ": unknown key '" + k + "'; known keys: " + new java.util.TreeSet<>(DIRECTORY_KEYS));
+    }
+    String timeout = text(node, "timeout", where, null), ttl = text(node, "cache_ttl", where, null), stale = text(node, "max_stale", where, null);
+    try {
+      return new DirectoryConfig(uri(node, "url", where, file), path(node, "token_file", where, file),
+          timeout == null ? null : Durations.parse(where + ": timeout", timeout),
+          ttl == null ? null : Durations.parse(where + ": cache_ttl", ttl),
+          stale == null ? null : Durations.parse(where + ": max_stale", stale),
+          integer(node, "max_concurrency", where, 16));
+    } catch (ConfigException e) {
+      throw e.getMessage().startsWith(where) ? e : new ConfigException(where + ": " + e.getMessage());
     }
   }
 

@@ -6,7 +6,12 @@ import java.util.List;
 import java.util.Map;
 
 /** The whole configuration of one Packyard process. */
-public record PackyardConfig(Listen listen, Path data, List<RepositoryConfig> repositories) {
+public record PackyardConfig(Listen listen, Path data, List<RepositoryConfig> repositories, DirectoryConfig directory) {
+
+  /** A configuration without an external directory. */
+  public PackyardConfig(Listen listen, Path data, List<RepositoryConfig> repositories) {
+    this(listen, data, repositories, null);
+  }
 
   /** {@code HOST:PORT} to listen on; port 0 picks a free one. */
   public record Listen(String host, int port) {

@@ -1,0 +1,52 @@
+package org.packyard.access;
+
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
+import java.util.Set;
+
+/**
+ * Where a user's groups come from besides Packyard's own: an external directory. Implementations
+ * cache, bound their concurrency and fail closed; {@link #groups} never fails, it answers what may
+ * be trusted (possibly nothing).
+ */
+public interface Directory extends AutoCloseable {
+  /** No external directory: nobody has directory groups. */
+  Directory NONE = new Directory() {
+    @Override
+    public Future<Answer> groups(String user) {
+      return Future.succeededFuture(new Answer(Set.of(), Source.NONE));
+    }
+
+    @Override
+    public JsonObject health() {
+      return new JsonObject();
+    }
+
+    @Override
+    public void close() {}
+  };
+
+  /** How an answer was obtained. */
+  enum Source {
+    /** No directory is configured. */
+    NONE,
+    /** From the directory, or from a cache entry younger than the TTL. */
+    FRESH,
+    /** The directory failed; a cached answer younger than max_stale is used. */
+    STALE,
+    /** The directory failed and nothing recent enough is cached: no groups (fail closed). */
+    DENIED
+  }
+
+  /** The groups (names, without the {@code group:} prefix) of a user, and how they were obtained. */
+  record Answer(Set<String> groups, Source source) {}
+
+  /** The groups of {@code user}; never a failed future. */
+  Future<Answer> groups(String user);
+
+  /** State for /readyz details and logs: reachable, cached users, failures, stale answers served. */
+  JsonObject health();
+
+  @Override
+  void close();
+}
