@@ -20,6 +20,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import io.vertx.core.Future;
+import org.packyard.access.AccessControl;
 import org.packyard.catalog.Branch;
 import org.packyard.catalog.Catalog;
 import org.packyard.catalog.Served;
@@ -49,9 +51,11 @@ public final class PackagesApi {
   private final Catalog catalog;
   private final ReaderPool readers;
   private final AnswerSlots slots;
+  private final AccessControl access;
 
-  public PackagesApi(Catalog catalog, ReaderPool readers, AnswerSlots slots) {
+  public PackagesApi(Catalog catalog, AccessControl access, ReaderPool readers, AnswerSlots slots) {
     this.catalog = catalog;
+    this.access = access;
     this.readers = readers;
     this.slots = slots;
   }
@@ -63,14 +67,20 @@ public final class PackagesApi {
     router.getWithRegex("/api/v1/branches/([^/]+)/packages").handler(this::stream);
   }
 
-  private Branch branch(RoutingContext ctx) {
+  /** The branch of the path as the caller may see it (only readable channels). */
+  private Future<Branch> branch(RoutingContext ctx) {
     String raw = ctx.request().path().substring("/api/v1/branches/".length());
     raw = raw.substring(0, raw.indexOf('/'));
     String name = PathSegments.string(PathSegments.decode(raw, "branch"));
     Branch b = catalog.view().branch(name);
-    if (b == null) throw HttpError.notFound("no branch named " + name);
-    if (b.empty()) throw HttpError.unavailable("branch " + name + " has no published snapshot yet");
-    return b;
+    if (b == null) return Future.failedFuture(HttpError.notFound("no branch named " + name));
+    if (b.empty()) return Future.failedFuture(HttpError.unavailable("branch " + name + " has no published snapshot yet"));
+    if (b.allPublic()) return Future.succeededFuture(b);
+    return access.subject(ctx).compose(who -> {
+      Branch v = b.visibleTo(s -> access.canRead(who, s.config()));
+      return v.empty() ? Future.failedFuture(who.anonymous() ? AccessControl.denied(who) : HttpError.notFound("no branch named " + name))
+          : Future.succeededFuture(v);
+    });
   }
 
   /**
@@ -78,8 +88,11 @@ public final class PackagesApi {
    * bounded answer slots, written in steps, so batches never monopolise an event loop.
    */
   private void batchGet(RoutingContext ctx) {
-    Branch branch = branch(ctx);
     Set<String> names = parseNames(ctx.body().buffer());
+    branch(ctx).onFailure(ctx::fail).onSuccess(branch -> batchGet(ctx, branch, names));
+  }
+
+  private void batchGet(RoutingContext ctx, Branch branch, Set<String> names) {
     slots.acquire().onFailure(ctx::fail).onSuccess(slot -> readers.submit(() -> {
       ChunkedBody body = new ChunkedBody().add(OPEN_PACKAGES);
       java.util.Map<Served, ByteBuffer> suffixes = new java.util.IdentityHashMap<>();
@@ -174,7 +187,10 @@ public final class PackagesApi {
 
   /** One line per distinct name: the /pkg object from the first channel that has the name. */
   private void stream(RoutingContext ctx) {
-    Branch branch = branch(ctx);
+    branch(ctx).onFailure(ctx::fail).onSuccess(branch -> stream(ctx, branch));
+  }
+
+  private void stream(RoutingContext ctx, Branch branch) {
     HttpServerResponse r = ctx.response();
     r.setChunked(true);
     r.headers().set(Responses.CONTENT_TYPE, Responses.NDJSON);

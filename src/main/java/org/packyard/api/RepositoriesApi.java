@@ -5,6 +5,9 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.util.List;
+import io.vertx.core.Future;
+import org.packyard.access.AccessControl;
+import org.packyard.access.Role;
 import org.packyard.catalog.Catalog;
 import org.packyard.catalog.Served;
 import org.packyard.config.RepositoryConfig;
@@ -31,9 +34,12 @@ public final class RepositoriesApi {
   private final StateStore state;
   private final Syncer syncer;
   private final ReaderPool readers;
+  private final AccessControl access;
 
-  public RepositoriesApi(Catalog catalog, SnapshotStore snapshots, StateStore state, Syncer syncer, ReaderPool readers) {
+  public RepositoriesApi(Catalog catalog, AccessControl access, SnapshotStore snapshots, StateStore state, Syncer syncer,
+      ReaderPool readers) {
     this.catalog = catalog;
+    this.access = access;
     this.snapshots = snapshots;
     this.state = state;
     this.syncer = syncer;
@@ -48,9 +54,11 @@ public final class RepositoriesApi {
   }
 
   private void list(RoutingContext ctx) {
-    JsonArray out = new JsonArray();
-    for (RepositoryConfig r : catalog.config().repositories()) out.add(summary(r));
-    Responses.json(ctx, new JsonObject().put("repositories", out).encode());
+    access.subject(ctx).onFailure(ctx::fail).onSuccess(who -> {
+      JsonArray out = new JsonArray();
+      for (RepositoryConfig r : catalog.config().repositories()) if (access.canRead(who, r)) out.add(summary(r));
+      Responses.json(ctx, new JsonObject().put("repositories", out).encode());
+    });
   }
 
   private JsonObject summary(RepositoryConfig r) {
@@ -74,14 +82,22 @@ public final class RepositoriesApi {
         .put("packages", m.packages());
   }
 
-  private RepositoryConfig repository(String name) {
-    RepositoryConfig r = catalog.config().repository(name);
-    if (r == null) throw HttpError.notFound("no repository named " + name);
-    return r;
+  /** The repository of that name if the caller may read it; 401/404 otherwise (existence is not leaked). */
+  private Future<RepositoryConfig> repository(RoutingContext ctx, String name) {
+    return access.subject(ctx).compose(who -> {
+      RepositoryConfig r = catalog.config().repository(name);
+      if (r == null || !access.canRead(who, r)) {
+        return Future.failedFuture(r == null ? HttpError.notFound("no repository named " + name) : AccessControl.denied(who));
+      }
+      return Future.succeededFuture(r);
+    });
   }
 
   private void one(RoutingContext ctx) {
-    RepositoryConfig r = repository(ctx.request().path().substring(PREFIX.length()));
+    repository(ctx, ctx.request().path().substring(PREFIX.length())).onFailure(ctx::fail).onSuccess(r -> one(ctx, r));
+  }
+
+  private void one(RoutingContext ctx, RepositoryConfig r) {
     readers.submit(() -> {
       JsonArray snaps = new JsonArray();
       for (Manifest m : snapshots.list(r.name())) snaps.add(snapshotJson(m));
@@ -92,7 +108,15 @@ public final class RepositoriesApi {
 
   private void sync(RoutingContext ctx) {
     String path = ctx.request().path();
-    RepositoryConfig r = repository(path.substring(PREFIX.length(), path.length() - ":sync".length()));
+    String name = path.substring(PREFIX.length(), path.length() - ":sync".length());
+    repository(ctx, name).compose(r -> access.subject(ctx).compose(who -> access.grant(who, Role.EDITOR, r.name()) != null
+            ? Future.succeededFuture(r)
+            : Future.failedFuture(who.anonymous() ? HttpError.unauthorized("credentials required")
+                : HttpError.forbidden("triggering a sync needs the editor role on " + r.name()))))
+        .onFailure(ctx::fail).onSuccess(r -> sync(ctx, r));
+  }
+
+  private void sync(RoutingContext ctx, RepositoryConfig r) {
     boolean wait = "true".equals(ctx.request().getParam("wait"));
     var f = syncer.sync(r, SyncListener.NONE);
     if (!wait) {
@@ -115,8 +139,14 @@ public final class RepositoriesApi {
   private void runs(RoutingContext ctx) {
     String repo = ctx.request().getParam("repository");
     int limit = parseLimit(ctx.request().getParam("limit"));
-    readers.submit(() -> new JsonObject().put("sync_runs", runsJson(state.syncRuns(repo, limit))))
-        .onSuccess(j -> Responses.json(ctx, j.encode())).onFailure(ctx::fail);
+    access.subject(ctx).compose(who -> readers.submit(() -> {
+      JsonArray out = new JsonArray();
+      for (StateStore.SyncRun run : state.syncRuns(repo, limit)) {
+        RepositoryConfig r = catalog.config().repository(run.repository());
+        if (r != null && access.canRead(who, r)) out.add(runJson(run));
+      }
+      return new JsonObject().put("sync_runs", out);
+    })).onSuccess(j -> Responses.json(ctx, j.encode())).onFailure(ctx::fail);
   }
 
   private static int parseLimit(String raw) {
@@ -132,16 +162,18 @@ public final class RepositoriesApi {
 
   private static JsonArray runsJson(List<StateStore.SyncRun> runs) {
     JsonArray out = new JsonArray();
-    for (StateStore.SyncRun r : runs) {
-      out.add(new JsonObject()
-          .put("id", r.id())
-          .put("repository", r.repository())
-          .put("started_at", r.startedAt().toString())
-          .put("finished_at", r.finishedAt() == null ? null : r.finishedAt().toString())
-          .put("outcome", r.outcome())
-          .put("snapshot", r.snapshotId())
-          .put("message", r.message()));
-    }
+    for (StateStore.SyncRun r : runs) out.add(runJson(r));
     return out;
+  }
+
+  private static JsonObject runJson(StateStore.SyncRun r) {
+    return new JsonObject()
+        .put("id", r.id())
+        .put("repository", r.repository())
+        .put("started_at", r.startedAt().toString())
+        .put("finished_at", r.finishedAt() == null ? null : r.finishedAt().toString())
+        .put("outcome", r.outcome())
+        .put("snapshot", r.snapshotId())
+        .put("message", r.message());
   }
 }

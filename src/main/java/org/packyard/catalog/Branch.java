@@ -8,6 +8,18 @@ import java.util.List;
  */
 public record Branch(String name, List<Served> channels, int configuredChannels) {
 
+  /** True when every published channel is public: nobody's credentials matter here. */
+  public boolean allPublic() {
+    for (Served s : channels) if (s.config().access() != org.packyard.config.Access.PUBLIC) return false;
+    return true;
+  }
+
+  /** This branch as someone who may read only the channels {@code readable} accepts sees it. */
+  public Branch visibleTo(java.util.function.Predicate<Served> readable) {
+    List<Served> visible = channels.stream().filter(readable).toList();
+    return visible.size() == channels.size() ? this : new Branch(name, visible, configuredChannels);
+  }
+
   /** A package hit: the channel's repository and the package key in its index. */
   public record Hit(Served served, int key) {}
 

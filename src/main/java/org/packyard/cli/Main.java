@@ -13,6 +13,7 @@ import picocli.CommandLine.Command;
     subcommands = {
       ServeCommand.class,
       SyncCommand.class,
+      AdminCommand.class,
       BenchCommand.class,
       SynthCommand.class,
       TestCommand.class,

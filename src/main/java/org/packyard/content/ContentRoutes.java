@@ -20,7 +20,10 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.packyard.access.AccessControl;
+import org.packyard.access.Subject;
 import org.packyard.catalog.Catalog;
+import org.packyard.config.Access;
 import org.packyard.catalog.Served;
 import org.packyard.config.Policy;
 import org.packyard.index.ContentRef;
@@ -50,6 +53,7 @@ public final class ContentRoutes {
   private static final CharSequence BYTES = HttpHeaders.createOptimized("bytes");
 
   private final Catalog catalog;
+  private final AccessControl access;
   private final BlobStore blobs;
   private final ReaderPool readers;
   private final OnDemand onDemand;
@@ -66,13 +70,15 @@ public final class ContentRoutes {
   }
 
   /** Content routes whose on-demand packages come from each repository's upstream. */
-  public static ContentRoutes create(io.vertx.core.Vertx vertx, Catalog catalog, BlobStore blobs, ReaderPool readers,
-      org.packyard.mirror.Upstreams upstreams) {
-    return new ContentRoutes(catalog, blobs, readers, new OnDemandFetcher(vertx, blobs, new UpstreamOrigin(vertx, upstreams)));
+  public static ContentRoutes create(io.vertx.core.Vertx vertx, Catalog catalog, AccessControl access, BlobStore blobs,
+      ReaderPool readers, org.packyard.mirror.Upstreams upstreams) {
+    return new ContentRoutes(catalog, access, blobs, readers,
+        new OnDemandFetcher(vertx, blobs, new UpstreamOrigin(vertx, upstreams)));
   }
 
-  public ContentRoutes(Catalog catalog, BlobStore blobs, ReaderPool readers, OnDemand onDemand) {
+  public ContentRoutes(Catalog catalog, AccessControl access, BlobStore blobs, ReaderPool readers, OnDemand onDemand) {
     this.catalog = catalog;
+    this.access = access;
     this.blobs = blobs;
     this.readers = readers;
     this.onDemand = onDemand;
@@ -104,6 +110,10 @@ public final class ContentRoutes {
     for (int n = p.segments().size() - 1; n >= 1; n--) {
       Served s = view.repository(String.join("/", p.segments().subList(0, n)));
       if (s == null) continue;
+      if (s.config().access() != Access.PUBLIC) {
+        Subject who = access.subjectNow(req.getHeader(HttpHeaders.AUTHORIZATION));
+        if (who == null || !access.canRead(who, s.config())) return false; // the router answers 401/404
+      }
       TreeFile f = lookup(s, p.join(n));
       if (f == null || !f.checksum().type().equals("sha256")) return false;
       if (s.config().policy() == Policy.ON_DEMAND && f.cache() == TreeFile.CacheClass.PACKAGE) return false;
@@ -138,22 +148,33 @@ public final class ContentRoutes {
       Served s = view.repository(String.join("/", p.segments().subList(0, n)));
       if (s == null) continue;
       String rel = p.join(n);
-      if (p.directory() || rel.isEmpty()) {
-        if (!p.directory()) {
-          ctx.redirect(ctx.request().path() + "/");
-          return;
-        }
-        listing(ctx, s, rel);
+      if (s.config().access() == Access.PUBLIC) {
+        serve(ctx, p, s, rel);
       } else {
-        file(ctx, s, rel);
+        access.subject(ctx).onFailure(ctx::fail).onSuccess(who -> {
+          if (access.canRead(who, s.config())) serve(ctx, p, s, rel);
+          else ctx.fail(AccessControl.denied(who));
+        });
       }
       return;
     }
     if (p.segments().isEmpty()) {
-      rootListing(ctx, view);
+      access.subject(ctx).onFailure(ctx::fail).onSuccess(who -> rootListing(ctx, view, who));
       return;
     }
     throw HttpError.notFound("no repository at " + ctx.request().path());
+  }
+
+  private void serve(RoutingContext ctx, TreePath p, Served s, String rel) {
+    if (p.directory() || rel.isEmpty()) {
+      if (!p.directory()) {
+        ctx.redirect(ctx.request().path() + "/");
+        return;
+      }
+      listing(ctx, s, rel);
+    } else {
+      file(ctx, s, rel);
+    }
   }
 
   private void file(RoutingContext ctx, Served s, String rel) {
@@ -288,9 +309,10 @@ public final class ContentRoutes {
     }).onFailure(ctx::fail);
   }
 
-  private void rootListing(RoutingContext ctx, Catalog.View view) {
-    List<Listings.Entry> entries = view.repositories().keySet().stream().sorted()
-        .map(n -> new Listings.Entry(n, true, -1)).toList();
+  private void rootListing(RoutingContext ctx, Catalog.View view, Subject who) {
+    List<Listings.Entry> entries = view.repositories().values().stream()
+        .filter(s -> access.canRead(who, s.config()))
+        .map(Served::name).sorted().map(n -> new Listings.Entry(n, true, -1)).toList();
     if (wantsJson(ctx)) {
       JsonArray arr = new JsonArray();
       for (Listings.Entry e : entries) arr.add(new JsonObject().put("name", e.name()).put("type", "repository").put("href", PREFIX + e.name() + "/"));

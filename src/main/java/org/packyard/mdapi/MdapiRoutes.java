@@ -16,6 +16,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import org.packyard.access.AccessControl;
 import org.packyard.catalog.Branch;
 import org.packyard.catalog.Catalog;
 import org.packyard.catalog.Served;
@@ -45,9 +46,11 @@ public final class MdapiRoutes {
   private final Catalog catalog;
   private final ReaderPool readers;
   private final AnswerSlots slots;
+  private final AccessControl access;
 
-  public MdapiRoutes(Catalog catalog, ReaderPool readers, AnswerSlots slots) {
+  public MdapiRoutes(Catalog catalog, AccessControl access, ReaderPool readers, AnswerSlots slots) {
     this.catalog = catalog;
+    this.access = access;
     this.readers = readers;
     this.slots = slots;
   }
@@ -96,7 +99,7 @@ public final class MdapiRoutes {
     String rawBranch = path.substring(1, a);
     if (rawBranch.indexOf('%') >= 0) return false;
     Branch branch = catalog.view().branch(rawBranch);
-    if (branch == null || branch.empty()) return false;
+    if (branch == null || branch.empty() || !branch.allPublic()) return false;
     byte[] name;
     try {
       name = PathSegments.decode(path.substring(b + 1), "name");
@@ -124,10 +127,26 @@ public final class MdapiRoutes {
   }
 
   private void branches(RoutingContext ctx) {
-    JsonArray names = new JsonArray();
-    for (Branch b : catalog.view().branches().values()) if (!b.empty()) names.add(b.name());
-    Cors.add(ctx.response());
-    Responses.json(ctx, names.encode());
+    access.subject(ctx).onFailure(ctx::fail).onSuccess(who -> {
+      JsonArray names = new JsonArray();
+      for (Branch b : catalog.view().branches().values()) {
+        if (!b.visibleTo(s -> access.canRead(who, s.config())).empty()) names.add(b.name());
+      }
+      Cors.add(ctx.response());
+      Responses.json(ctx, names.encode());
+    });
+  }
+
+  /**
+   * The branch as {@code ctx}'s subject sees it: only the channels it may read. Fails with 401/404
+   * when it may read none of a branch whose channels are private.
+   */
+  private Future<Branch> visible(RoutingContext ctx, Branch branch) {
+    if (branch.allPublic()) return Future.succeededFuture(branch);
+    return access.subject(ctx).compose(who -> {
+      Branch b = branch.visibleTo(s -> access.canRead(who, s.config()));
+      return b.empty() ? Future.failedFuture(AccessControl.denied(who)) : Future.succeededFuture(b);
+    });
   }
 
   private void lookup(RoutingContext ctx) {
@@ -157,20 +176,26 @@ public final class MdapiRoutes {
     Branch branch = catalog.view().branch(branchName);
     if (branch == null) throw HttpError.badRequest("Bad Request"); // mdapi: an unknown branch is 400
     if (branch.empty()) throw HttpError.unavailable("branch " + branchName + " has no published snapshot yet");
-    Cors.add(ctx.response());
-    switch (kind) {
-      case "pkg" -> record(ctx, branch.newest(name), Kind.PACKAGE);
-      case "srcpkg" -> record(ctx, branch.newestFromSource(name), Kind.PACKAGE);
-      case "files" -> record(ctx, branch.newest(name), Kind.FILES);
-      case "changelog" -> record(ctx, branch.newest(name), Kind.CHANGELOG);
-      default -> dependency(ctx, branch, dep, PathSegments.string(name));
-    }
+    DepKind depKind = dep;
+    visible(ctx, branch).onFailure(ctx::fail).onSuccess(seen -> {
+      Cors.add(ctx.response());
+      switch (kind) {
+        case "pkg" -> record(ctx, seen.newest(name), Kind.PACKAGE);
+        case "srcpkg" -> record(ctx, seen.newestFromSource(name), Kind.PACKAGE);
+        case "files" -> record(ctx, seen.newest(name), Kind.FILES);
+        case "changelog" -> record(ctx, seen.newest(name), Kind.CHANGELOG);
+        default -> dependency(ctx, seen, depKind, PathSegments.string(name));
+      }
+    });
   }
 
   private enum Kind { PACKAGE, FILES, CHANGELOG }
 
   private static void record(RoutingContext ctx, Branch.Hit hit, Kind kind) {
-    if (hit == null) throw HttpError.notFound("Not Found");
+    if (hit == null) {
+      ctx.fail(HttpError.notFound("Not Found"));
+      return;
+    }
     Responses.json(ctx, body(hit, kind));
   }
 

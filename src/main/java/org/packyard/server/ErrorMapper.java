@@ -45,6 +45,7 @@ public final class ErrorMapper {
       return;
     }
     r.setStatusCode(status);
+    if (status == 401) r.headers().set("WWW-Authenticate", "Basic realm=\"packyard\"");
     String path = ctx.request().path();
     if (path != null && path.startsWith("/api/")) {
       JsonObject err = new JsonObject().put("status", status).put("message", reason != null ? reason : phrase(status));

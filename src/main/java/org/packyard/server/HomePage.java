@@ -31,7 +31,9 @@ public final class HomePage {
         .append("<h1>Packyard</h1><p>RPM repository server, version ").append(esc(Version.version())).append(".</p>")
         .append("<h2>Repositories</h2><table><tr><th>name</th><th>branch</th><th>channel</th><th>policy</th>")
         .append("<th>snapshot</th><th>packages</th></tr>");
-    for (RepositoryConfig r : catalog.config().repositories()) {
+    java.util.List<RepositoryConfig> shown = catalog.config().repositories().stream()
+        .filter(r -> r.access() == org.packyard.config.Access.PUBLIC).toList();
+    for (RepositoryConfig r : shown) {
       Served s = catalog.view().repository(r.name());
       b.append("<tr><td><a href=\"/repos/").append(esc(r.name())).append("/\">").append(esc(r.name())).append("</a></td><td>")
           .append(r.branch() == null ? "" : esc(r.branch())).append("</td><td>").append(r.channel().key())
@@ -39,8 +41,11 @@ public final class HomePage {
           .append(s == null ? "not yet synced" : esc(s.snapshot().id())).append("</td><td>")
           .append(s == null ? "" : s.snapshot().manifest().packages()).append("</td></tr>");
     }
-    b.append("</table><h2>Use it</h2>");
-    for (RepositoryConfig r : catalog.config().repositories()) {
+    b.append("</table>");
+    int hidden = catalog.config().repositories().size() - shown.size();
+    if (hidden > 0) b.append("<p>").append(hidden).append(" private repositories are not listed; they need a token.</p>");
+    b.append("<h2>Use it</h2>");
+    for (RepositoryConfig r : shown) {
       b.append("<p>dnf: put this in <code>/etc/yum.repos.d/").append(esc(r.name().replace('/', '-'))).append(".repo</code></p><pre>[")
           .append(esc(r.name().replace('/', '-'))).append("]\nname=").append(esc(r.name())).append("\nbaseurl=")
           .append(esc(base)).append("/repos/").append(esc(r.name())).append("/\ngpgcheck=0\n</pre>");

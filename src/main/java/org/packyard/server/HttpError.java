@@ -25,6 +25,16 @@ public class HttpError extends RuntimeException {
     return new HttpError(404, reason);
   }
 
+  /** No (valid) credentials: answered with {@code WWW-Authenticate: Basic realm="packyard"} so dnf retries with its own. */
+  public static HttpError unauthorized(String reason) {
+    return new HttpError(401, reason);
+  }
+
+  /** Authenticated, and not allowed (where the thing's existence is no secret). */
+  public static HttpError forbidden(String reason) {
+    return new HttpError(403, reason);
+  }
+
   /** Temporarily unable: not ready, or the bounded queues are full. */
   public static HttpError unavailable(String reason) {
     return new HttpError(503, reason);

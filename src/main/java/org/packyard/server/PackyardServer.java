@@ -14,6 +14,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.packyard.access.AccessRoutes;
 import org.packyard.api.PackagesApi;
 import org.packyard.api.RepositoriesApi;
 import org.packyard.catalog.Catalog;
@@ -58,8 +59,8 @@ public final class PackyardServer implements AutoCloseable {
     // One instance for all event loops: on-demand flights are shared by every connection.
     // A few large answers at once keep the network busy; the rest wait off the event loop.
     this.slots = new AnswerSlots(4, 512);
-    this.mdapi = new MdapiRoutes(catalog, readers, slots);
-    this.onDemandContent = ContentRoutes.create(vertx, catalog, services.blobs, readers, services.upstreams);
+    this.mdapi = new MdapiRoutes(catalog, services.access, readers, slots);
+    this.onDemandContent = ContentRoutes.create(vertx, catalog, services.access, services.blobs, readers, services.upstreams);
   }
 
   /** Opens the stores, maps the published snapshots and starts listening. */
@@ -77,6 +78,7 @@ public final class PackyardServer implements AutoCloseable {
     return vertx.deployVerticle(() -> new HttpVerticle(), new DeploymentOptions().setInstances(instances))
         .map(id -> {
           deployments.add(id);
+          services.access.startPolling();
           timers.add(vertx.setPeriodic(POINTER_POLL_MS, t -> vertx.executeBlocking(() -> {
             for (RepositoryConfig r : config.repositories()) catalog.refresh(r.name());
             return null;
@@ -116,13 +118,14 @@ public final class PackyardServer implements AutoCloseable {
   /** The routes of every feature, in the order they are tried. */
   Router router() {
     Router router = Router.router(vertx);
-    new ProbeRoutes(catalog, JsonObject::new).mount(router);
+    new ProbeRoutes(catalog, services.access::health).mount(router);
     new HomePage(catalog).mount(router);
     new Metrics().register(this::metrics).register(onDemandContent::appendMetrics)
         .register(syncer.downloader()::appendMetrics).mount(router);
-    new PackagesApi(catalog, readers, slots).mount(router);
+    new PackagesApi(catalog, services.access, readers, slots).mount(router);
     onDemandContent.mount(router);
-    new RepositoriesApi(catalog, services.snapshots, services.state, syncer, readers).mount(router);
+    new RepositoriesApi(catalog, services.access, services.snapshots, services.state, syncer, readers).mount(router);
+    new AccessRoutes(services.access, readers).mount(router);
     mdapi.mount(router);
     router.route().failureHandler(ErrorMapper::handle);
     for (int status : new int[] {400, 404, 405, 413, 414, 500, 503}) {

@@ -4,6 +4,10 @@ import io.vertx.core.Vertx;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.time.Clock;
+import org.packyard.access.AccessControl;
+import org.packyard.access.Directory;
+import org.packyard.access.DirectoryFactory;
+import org.packyard.access.SqliteAccessStore;
 import org.packyard.catalog.Catalog;
 import org.packyard.config.PackyardConfig;
 import org.packyard.mirror.Syncer;
@@ -29,6 +33,7 @@ public final class Services implements AutoCloseable {
   public final Upstreams upstreams;
   public final Catalog catalog;
   public final Syncer syncer;
+  public final AccessControl access;
 
   public Services(Vertx vertx, PackyardConfig config, Clock clock) throws IOException {
     this.config = config;
@@ -40,12 +45,21 @@ public final class Services implements AutoCloseable {
     this.upstreams = new Upstreams(vertx);
     this.catalog = new Catalog(config, snapshots);
     this.syncer = new Syncer(vertx, upstreams, blobs, snapshots, state, clock, catalog::install);
+    this.access = new AccessControl(vertx, new SqliteAccessStore(config.data().resolve("state.db"), clock),
+        directory(vertx, config, clock), clock);
+    access.reload();
     snapshots.cleanStaging();
     blobs.cleanTemp();
   }
 
+  private static Directory directory(Vertx vertx, PackyardConfig config, Clock clock) {
+    return config.directory() == null ? Directory.NONE : DirectoryFactory.create(vertx, config.directory(), clock);
+  }
+
   @Override
   public void close() {
+    access.close();
+    access.store().close();
     syncer.close();
     upstreams.close();
     catalog.close();

@@ -1,0 +1,229 @@
+package org.packyard.access;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.packyard.config.Access;
+import org.packyard.config.RepositoryConfig;
+import org.packyard.server.HttpError;
+
+/**
+ * Who may see what. Decisions read the in-memory {@link AccessModel} (reloaded when the state
+ * store's access version changes, here or on another replica) and a short-lived cache of
+ * authenticated headers: no database round trip on the hot path, and content keeps its last
+ * known rules when the state store is unavailable.
+ *
+ * <pre>{@code
+ * Subject who = access.subjectNow(request.getHeader("Authorization"));   // null: ask subject()
+ * if (who != null && access.canRead(who, repo)) serve(); else routeTheSlowWay();
+ * }</pre>
+ */
+public final class AccessControl implements AutoCloseable {
+  private static final Logger LOG = Logger.getLogger(AccessControl.class.getName());
+  /** How long an authenticated header is remembered (revocation is immediate on this replica). */
+  static final long CACHE_MILLIS = 30_000;
+  static final int CACHE_MAX = 10_000;
+  static final long POLL_MILLIS = 2_000;
+
+  /** The result of reading an Authorization header. */
+  public sealed interface Auth {
+    /** No credentials. */
+    record Anonymous() implements Auth {}
+
+    /** Credentials that authenticate nobody; the reason is safe to tell the client. */
+    record Invalid(String reason) implements Auth {}
+
+    /** A valid token of {@code user}. */
+    record User(String user, String tokenId, Instant expiresAt) implements Auth {}
+  }
+
+  private record Cached(Auth auth, long modelVersion, long until) {}
+
+  private final Vertx vertx;
+  private final AccessStore store;
+  private final Directory directory;
+  private final Clock clock;
+  private final Map<String, Cached> cache = new ConcurrentHashMap<>();
+  private volatile AccessModel model = AccessModel.EMPTY;
+  private volatile boolean storeHealthy = true;
+  private long timer = -1;
+
+  public AccessControl(Vertx vertx, AccessStore store, Directory directory, Clock clock) {
+    this.vertx = vertx;
+    this.store = store;
+    this.directory = directory;
+    this.clock = clock;
+  }
+
+  public AccessModel model() {
+    return model;
+  }
+
+  public AccessStore store() {
+    return store;
+  }
+
+  /** Reloads the model from the store (blocking). Keeps the last model if the store fails. */
+  public void reload() {
+    try {
+      AccessModel m = new AccessModel(store.load());
+      model = m;
+      cache.clear();
+      if (!storeHealthy) LOG.info("access store readable again (version " + m.version() + ")");
+      storeHealthy = true;
+    } catch (RuntimeException e) {
+      if (storeHealthy) LOG.log(Level.WARNING, "access store unreadable; keeping the rules of version " + model.version() + ": " + e.getMessage());
+      storeHealthy = false;
+    }
+  }
+
+  /** Polls the store's version and reloads on a change (another process or replica changed access). */
+  public void startPolling() {
+    timer = vertx.setPeriodic(POLL_MILLIS, t -> vertx.executeBlocking(() -> {
+      try {
+        if (store.version() != model.version()) reload();
+      } catch (RuntimeException e) {
+        reload(); // records the failure once
+      }
+      return null;
+    }, false));
+  }
+
+  /** Reads an Authorization header (null: anonymous), using the cache. */
+  public Auth authenticate(String header) {
+    if (header == null || header.isEmpty()) return new Auth.Anonymous();
+    long now = clock.millis();
+    AccessModel m = model;
+    Cached c = cache.get(header);
+    if (c != null && c.modelVersion == m.version() && c.until > now) {
+      if (c.auth instanceof Auth.User u && u.expiresAt() != null && !u.expiresAt().isAfter(clock.instant())) {
+        cache.remove(header);
+        return new Auth.Invalid("the token has expired");
+      }
+      return c.auth;
+    }
+    Auth a = parse(header, m);
+    if (cache.size() >= CACHE_MAX) cache.clear(); // bounded; refilled by the next requests
+    cache.put(header, new Cached(a, m.version(), now + CACHE_MILLIS));
+    return a;
+  }
+
+  private Auth parse(String header, AccessModel m) {
+    String h = header.trim();
+    int sp = h.indexOf(' ');
+    if (sp <= 0) return new Auth.Invalid("malformed Authorization header");
+    String scheme = h.substring(0, sp);
+    String value = h.substring(sp + 1).trim();
+    String user = null, token;
+    if (scheme.equalsIgnoreCase("Bearer")) {
+      token = value;
+    } else if (scheme.equalsIgnoreCase("Basic")) {
+      String decoded;
+      try {
+        decoded = new String(Base64.getDecoder().decode(value), StandardCharsets.UTF_8);
+      } catch (IllegalArgumentException e) {
+        return new Auth.Invalid("malformed Basic credentials");
+      }
+      int colon = decoded.indexOf(':');
+      if (colon <= 0) return new Auth.Invalid("Basic credentials must be user:token");
+      user = decoded.substring(0, colon);
+      token = decoded.substring(colon + 1);
+    } else {
+      return new Auth.Invalid("unsupported authorization scheme: use Bearer or Basic");
+    }
+    if (!Tokens.wellFormed(token)) return new Auth.Invalid("invalid credentials");
+    AccessModel.TokenInfo t = m.token(Tokens.sha256(token));
+    if (t == null) return new Auth.Invalid("invalid credentials");
+    if (user != null && !Tokens.constantTimeEquals(user, t.user())) return new Auth.Invalid("invalid credentials");
+    if (t.expiresAt() != null && !t.expiresAt().isAfter(clock.instant())) return new Auth.Invalid("the token has expired");
+    return new Auth.User(t.user(), t.id(), t.expiresAt());
+  }
+
+  /** The subject of an authenticated user: itself, its Packyard groups and its directory groups. */
+  public Future<Subject> subject(Auth.User u) {
+    Set<String> own = model.groupsOf(u.user());
+    return directory.groups(u.user()).map(answer -> subject(u.user(), own, answer));
+  }
+
+  /**
+   * The subject behind a header right now, or null when it needs an asynchronous directory lookup
+   * (or the credentials are invalid): the caller then takes the full path.
+   */
+  public Subject subjectNow(String header) {
+    Auth a = authenticate(header);
+    if (a instanceof Auth.Anonymous) return Subject.ANONYMOUS;
+    if (!(a instanceof Auth.User u)) return null;
+    Future<Directory.Answer> f = directory.groups(u.user());
+    if (!f.isComplete() || f.failed()) return null;
+    return subject(u.user(), model.groupsOf(u.user()), f.result());
+  }
+
+  private static Subject subject(String user, Set<String> own, Directory.Answer answer) {
+    Set<Principal> p = new HashSet<>();
+    p.add(Principal.user(user));
+    for (String g : own) p.add(Principal.group(g));
+    for (String g : answer.groups()) {
+      if (Principal.validName(g)) p.add(Principal.group(g));
+    }
+    return new Subject(user, Set.copyOf(p), answer.source());
+  }
+
+  private static final String SUBJECT = "packyard.subject";
+
+  /**
+   * The subject of a routed request, computed once per request. Invalid credentials fail with
+   * 401 (they never silently become anonymous).
+   */
+  public Future<Subject> subject(RoutingContext ctx) {
+    Future<Subject> memo = ctx.get(SUBJECT);
+    if (memo != null) return memo;
+    Auth a = authenticate(ctx.request().getHeader(HttpHeaders.AUTHORIZATION));
+    Future<Subject> f = switch (a) {
+      case Auth.Anonymous x -> Future.succeededFuture(Subject.ANONYMOUS);
+      case Auth.Invalid i -> Future.failedFuture(HttpError.unauthorized(i.reason()));
+      case Auth.User u -> subject(u);
+    };
+    ctx.put(SUBJECT, f);
+    return f;
+  }
+
+  /** The refusal for a read {@code s} may not make: 401 to ask for credentials, else 404 (existence is not leaked). */
+  public static HttpError denied(Subject s) {
+    return s.anonymous() ? HttpError.unauthorized("credentials required") : HttpError.notFound("Not Found");
+  }
+
+  /** The binding that lets {@code s} act as {@code role} on {@code target}, or null. */
+  public Binding grant(Subject s, Role role, String target) {
+    return s.anonymous() ? null : model.grant(s.principals(), role, target);
+  }
+
+  /** Public repositories are readable by anyone; private ones by their viewers and up. */
+  public boolean canRead(Subject s, RepositoryConfig repo) {
+    return repo.access() == Access.PUBLIC || grant(s, Role.VIEWER, repo.name()) != null;
+  }
+
+  /** For /readyz details: the directory's state and whether the access rules are current. */
+  public JsonObject health() {
+    JsonObject j = directory.health().copy();
+    j.put("access", new JsonObject().put("version", model.version()).put("store_readable", storeHealthy));
+    return j;
+  }
+
+  @Override
+  public void close() {
+    if (timer >= 0) vertx.cancelTimer(timer);
+    directory.close();
+  }
+}
