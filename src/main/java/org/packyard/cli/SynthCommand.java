@@ -25,6 +25,10 @@ final class SynthCommand implements Callable<Integer> {
   @Option(names = "--compression", paramLabel = "C", description = "gz, xz, zst, bz2 or none (default ${DEFAULT-VALUE}).")
   String compression = "gz";
 
+  @Option(names = "--payload-size", paramLabel = "BYTES",
+      description = "Also write every package file with this many bytes (its real sha256 in primary); default 0: metadata only.")
+  int payloadSize;
+
   @Override
   public Integer call() throws Exception {
     if (packages < 1) {
@@ -32,7 +36,7 @@ final class SynthCommand implements Callable<Integer> {
       return 2;
     }
     long t0 = System.nanoTime();
-    Synth.Result r = new Synth(seed, compression).write(out, packages);
+    Synth.Result r = new Synth(seed, compression).withPayloads(payloadSize).write(out, packages);
     System.out.printf("wrote %,d packages (%,d sources) to %s in %.1fs%n", r.packages(), r.sources(), out,
         (System.nanoTime() - t0) / 1e9);
     return 0;

@@ -143,7 +143,10 @@ final class OnDemandFetcher implements ContentRoutes.OnDemand {
     private final List<Subscriber> subscribers = new ArrayList<>();
     private Path temp;
     private AsyncFile out;
+    /** Bytes known on disk from offset 0 with no gap: what subscribers may read. */
     private long written;
+    /** Completed writes beyond {@code written} (start to end): positional writes finish in any order. */
+    private final java.util.TreeMap<Long, Long> ahead = new java.util.TreeMap<>();
     private long received;
     private int pendingWrites;
     private boolean endSeen;
@@ -202,7 +205,8 @@ final class OnDemandFetcher implements ContentRoutes.OnDemand {
           boolean complete;
           synchronized (this) {
             pendingWrites--;
-            written = Math.max(written, at + chunk.length());
+            ahead.put(at, at + chunk.length());
+            for (Long end = ahead.remove(written); end != null; end = ahead.remove(written)) written = end;
             if (pendingWrites == MAX_PENDING_WRITES / 2) up.body().resume();
             complete = endSeen && pendingWrites == 0;
           }

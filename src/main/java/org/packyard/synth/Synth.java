@@ -43,6 +43,15 @@ public final class Synth {
 
   private final long seed;
   private final String compression;
+  private int payloadSize;
+  private String[] payloadIds;
+
+  /** Also write every package file, {@code bytes} deterministic bytes each, with its real sha256 in primary. */
+  public Synth withPayloads(int bytes) {
+    if (bytes < 0) throw new IllegalArgumentException("payload size must be >= 0, got: " + bytes);
+    this.payloadSize = bytes;
+    return this;
+  }
 
   public Synth(long seed, String compression) {
     if (!List.of("gz", "xz", "zst", "bz2", "none").contains(compression)) {
@@ -60,6 +69,7 @@ public final class Synth {
     }
     SplittableRandom rnd = new SplittableRandom(seed);
     List<Pkg> pkgs = plan(rnd, packages);
+    if (payloadSize > 0) writePayloads(out, pkgs);
     long now = 1_764_000_000L;
     List<String> data = new ArrayList<>();
     data.add(writeFile(repodata, "primary", w -> primary(w, pkgs, now)));
@@ -82,7 +92,24 @@ public final class Synth {
     return new Result(pkgs.size(), sources, names);
   }
 
-  private record Pkg(String name, String source, int epoch, String version, String release, int index) {}
+  private record Pkg(String name, String source, int epoch, String version, String release, int index) {
+    String href() {
+      return "Packages/" + name.charAt(0) + "/" + name + "-" + version + "-" + release + ".x86_64.rpm";
+    }
+  }
+
+  private void writePayloads(Path out, List<Pkg> pkgs) throws IOException {
+    payloadIds = new String[pkgs.size()];
+    byte[] b = new byte[payloadSize];
+    for (Pkg p : pkgs) {
+      new SplittableRandom(seed * 31 + p.index).nextBytes(b);
+      Path f = out.resolve(p.href());
+      Files.createDirectories(f.getParent());
+      Files.write(f, b);
+      MessageDigest d = sha256();
+      payloadIds[p.index] = HexFormat.of().formatHex(d.digest(b));
+    }
+  }
 
   private static List<Pkg> plan(SplittableRandom rnd, int n) {
     List<Pkg> out = new ArrayList<>(n);
@@ -162,7 +189,7 @@ public final class Synth {
     };
   }
 
-  private static void primary(Writer w, List<Pkg> pkgs, long now) throws IOException {
+  private void primary(Writer w, List<Pkg> pkgs, long now) throws IOException {
     SplittableRandom rnd = new SplittableRandom(7);
     w.write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<metadata xmlns=\"http://linux.duke.edu/metadata/common\""
         + " xmlns:rpm=\"http://linux.duke.edu/metadata/rpm\" packages=\"" + pkgs.size() + "\">\n");
@@ -175,9 +202,9 @@ public final class Synth {
           + "  <description>" + esc(description(p, rnd)) + "</description>\n"
           + "  <packager>Fedora Project</packager>\n  <url>https://example.org/" + p.source + "</url>\n"
           + "  <time file=\"" + now + "\" build=\"" + (now - 86400) + "\"/>\n"
-          + "  <size package=\"" + (5000 + rnd.nextInt(5_000_000)) + "\" installed=\"" + (10000 + rnd.nextInt(20_000_000))
+          + "  <size package=\"" + (payloadSize > 0 ? payloadSize : 5000 + rnd.nextInt(5_000_000)) + "\" installed=\"" + (10000 + rnd.nextInt(20_000_000))
           + "\" archive=\"" + (10000 + rnd.nextInt(20_000_000)) + "\"/>\n"
-          + "  <location href=\"Packages/" + p.name.charAt(0) + "/" + p.name + "-" + p.version + "-" + p.release + ".x86_64.rpm\"/>\n"
+          + "  <location href=\"" + p.href() + "\"/>\n"
           + "  <format>\n    <rpm:license>MIT AND (GPL-2.0-or-later OR Apache-2.0)</rpm:license>\n    <rpm:vendor>Fedora Project</rpm:vendor>\n"
           + "    <rpm:group>Unspecified</rpm:group>\n    <rpm:buildhost>buildhw-x86-01.iad2.fedoraproject.org</rpm:buildhost>\n"
           + "    <rpm:sourcerpm>" + p.source + "-" + p.version + "-" + p.release + ".src.rpm</rpm:sourcerpm>\n"
@@ -221,7 +248,7 @@ public final class Synth {
     w.write("</metadata>\n");
   }
 
-  private static void filelists(Writer w, List<Pkg> pkgs, SplittableRandom rnd) throws IOException {
+  private void filelists(Writer w, List<Pkg> pkgs, SplittableRandom rnd) throws IOException {
     w.write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<filelists xmlns=\"http://linux.duke.edu/metadata/filelists\" packages=\""
         + pkgs.size() + "\">\n");
     for (Pkg p : pkgs) {
@@ -243,7 +270,7 @@ public final class Synth {
     w.write("</filelists>\n");
   }
 
-  private static void other(Writer w, List<Pkg> pkgs, SplittableRandom rnd, long now) throws IOException {
+  private void other(Writer w, List<Pkg> pkgs, SplittableRandom rnd, long now) throws IOException {
     w.write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<otherdata xmlns=\"http://linux.duke.edu/metadata/other\" packages=\""
         + pkgs.size() + "\">\n");
     for (Pkg p : pkgs) {
@@ -275,7 +302,8 @@ public final class Synth {
     return b.toString();
   }
 
-  private static String pkgId(Pkg p) {
+  private String pkgId(Pkg p) {
+    if (payloadIds != null) return payloadIds[p.index];
     MessageDigest d = sha256();
     d.update((p.name + "-" + p.epoch + ":" + p.version + "-" + p.release + "#" + p.index).getBytes(StandardCharsets.UTF_8));
     return HexFormat.of().formatHex(d.digest());

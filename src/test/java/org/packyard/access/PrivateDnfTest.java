@@ -36,7 +36,7 @@ class PrivateDnfTest {
       Path reposd = Files.createDirectories(tmp.resolve("repos.d"));
       String base = s.base() + "/repos/private/x/";
       Files.writeString(reposd.resolve("anon.repo"), "[anon]\nname=anon\nbaseurl=" + base + "\ngpgcheck=0\nskip_if_unavailable=0\n");
-      Exec.Result refused = Exec.run(tmp, null, 120, dnf(reposd, "anon", "makecache"));
+      Exec.Result refused = Exec.run(tmp, null, 120, List.of(dnf(reposd, "anon", "makecache")));
       assertThat(refused.exit()).as(refused.output()).isNotZero();
       assertThat(refused.output()).contains("401");
 
