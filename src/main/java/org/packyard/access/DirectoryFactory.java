@@ -2,14 +2,14 @@ package org.packyard.access;
 
 import io.vertx.core.Vertx;
 import java.time.Clock;
-import org.packyard.config.ConfigException;
 import org.packyard.config.DirectoryConfig;
+import org.packyard.mirror.Scheduler;
 
-/** Makes the configured external directory. */
+/** Makes the configured external directory: SCIM 2.0. */
 public final class DirectoryFactory {
   private DirectoryFactory() {}
 
   public static Directory create(Vertx vertx, DirectoryConfig config, Clock clock) {
-    throw new ConfigException("directory: SCIM support is not built into this version yet (" + config.url() + ")");
+    return new ScimDirectory(vertx, config, clock, Scheduler.vertx(vertx, clock));
   }
 }
