@@ -30,7 +30,8 @@ public record BenchOptions(
     boolean checksums,
     long seed,
     int loops,
-    double dnfShare) {
+    double dnfShare,
+    java.util.List<String> routes) {
 
   /** At 36 KiB of buffers each, the generator's memory stays under 400 MB. */
   public static final int MAX_CONNECTIONS = 10_000;
@@ -54,6 +55,12 @@ public record BenchOptions(
     if (timeout.isZero()) throw new IllegalArgumentException("--timeout must be more than 0");
     if ((scenario == Scenario.MDAPI || scenario == Scenario.MIX) && (branch == null || branch.isBlank())) {
       throw new IllegalArgumentException("--scenario " + scenario.key() + " needs --branch (the mdapi branch name, e.g. f41)");
+    }
+    routes = routes == null || routes.isEmpty() ? java.util.List.of() : java.util.List.copyOf(routes);
+    for (String r : routes) {
+      if (MdapiClient.ROUTES.stream().noneMatch(x -> x.kind().equals(r))) {
+        throw new IllegalArgumentException("--routes takes pkg, files, changelog, requires, provides; got: " + r);
+      }
     }
     if (branch != null && (branch.contains("/") || branch.isBlank())) {
       throw new IllegalArgumentException("--branch must be one path segment, got: " + branch);

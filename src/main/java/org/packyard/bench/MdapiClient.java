@@ -26,19 +26,22 @@ final class MdapiClient extends VirtualClient implements Exchange.Listener {
 
   /** What every mdapi client of a run shares: the encoded routes and names. */
   static final class Shared {
+    final List<Route> routes;
     final byte[][] prefixes;
     final byte[][] names;
     final int[] cumulative;
     final int total;
 
-    Shared(Target root, String branch, List<String> names) {
-      prefixes = new byte[ROUTES.size()][];
-      cumulative = new int[ROUTES.size()];
+    /** {@code only}: the route kinds to use (empty: all of them, in their weights). */
+    Shared(Target root, String branch, List<String> names, List<String> only) {
+      routes = only.isEmpty() ? ROUTES : ROUTES.stream().filter(r -> only.contains(r.kind())).toList();
+      prefixes = new byte[routes.size()][];
+      cumulative = new int[routes.size()];
       int sum = 0;
-      for (int i = 0; i < ROUTES.size(); i++) {
-        String p = root.basePath() + Target.encodeSegment(branch) + "/" + ROUTES.get(i).kind() + "/";
+      for (int i = 0; i < routes.size(); i++) {
+        String p = root.basePath() + Target.encodeSegment(branch) + "/" + routes.get(i).kind() + "/";
         prefixes[i] = p.getBytes(StandardCharsets.US_ASCII);
-        sum += ROUTES.get(i).weight();
+        sum += routes.get(i).weight();
         cumulative[i] = sum;
       }
       total = sum;
@@ -48,8 +51,8 @@ final class MdapiClient extends VirtualClient implements Exchange.Listener {
       }
     }
 
-    static List<String> phases() {
-      return ROUTES.stream().map(Route::kind).toList();
+    List<String> phases() {
+      return routes.stream().map(Route::kind).toList();
     }
   }
 
@@ -74,7 +77,7 @@ final class MdapiClient extends VirtualClient implements Exchange.Listener {
     ex.phase = phaseBase + r;
     ex.pathA = shared.prefixes[r];
     ex.pathB = shared.names[random.nextInt(shared.names.length)];
-    ex.accept404 = ROUTES.get(r).notFoundOk();
+    ex.accept404 = shared.routes.get(r).notFoundOk();
     ex.intended = intended;
     conn.send(ex);
   }

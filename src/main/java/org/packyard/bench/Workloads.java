@@ -61,9 +61,9 @@ final class Workloads {
       names = MdapiNames.fromServer(fetch, root, o.branch());
     }
     log.printf("bench: %,d package names%n", names.size());
-    MdapiClient.Shared shared = new MdapiClient.Shared(root, o.branch(), List.copyOf(names));
+    MdapiClient.Shared shared = new MdapiClient.Shared(root, o.branch(), List.copyOf(names), o.routes());
     long seed = o.seed();
-    return new Workload("mdapi", MdapiClient.Shared.phases(), clients, rate,
+    return new Workload("mdapi", shared.phases(), clients, rate,
         (loop, i, base) -> new MdapiClient(loop, shared, mix(seed, salt, i), base));
   }
 

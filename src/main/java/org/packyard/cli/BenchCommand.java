@@ -105,6 +105,10 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--dnf-share", paramLabel = "F", description = "mix: the share of clients (and of --rate) that are dnf clients (default ${DEFAULT-VALUE}).")
   double dnfShare = 0.25;
 
+  @Option(names = "--routes", split = ",", paramLabel = "KIND",
+      description = "mdapi and mix: only these routes (pkg, files, changelog, requires, provides), evenly; default: all, in a realistic mix.")
+  java.util.List<String> routes = new java.util.ArrayList<>();
+
   @Option(names = "--loops", paramLabel = "N", description = "Event-loop threads (default: the number of cores, at most one per client).")
   int loops;
 
@@ -131,7 +135,7 @@ final class BenchCommand implements Callable<Integer> {
     return new BenchOptions(url, Scenario.parse(scenario), connections, d, requests == null ? 0 : requests,
         rate == null ? 0 : BenchOptions.rate(rate), BenchOptions.duration("--warmup", warmup, true),
         BenchOptions.duration("--timeout", timeout, false), json, html, serverPid == null ? 0 : serverPid, branch, names,
-        packages, parallel, checksums, seed, loops, dnfShare);
+        packages, parallel, checksums, seed, loops, dnfShare, routes);
   }
 
 }

@@ -14,6 +14,7 @@ import picocli.CommandLine.Command;
       ServeCommand.class,
       SyncCommand.class,
       AdminCommand.class,
+      BenchUpstreamCommand.class,
       BenchCommand.class,
       SynthCommand.class,
       TestCommand.class,

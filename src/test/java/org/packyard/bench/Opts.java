@@ -48,7 +48,7 @@ final class Opts {
   BenchOptions build() {
     Duration d = duration == null && requests == 0 ? Duration.ofSeconds(1) : duration;
     return new BenchOptions(url, scenario, connections, d, requests, rate, warmup, timeout, null, null, serverPid, branch, names, packages,
-        parallel, checksums, 41, loops, dnfShare);
+        parallel, checksums, 41, loops, dnfShare, java.util.List.of());
   }
 
   /** Prepares and runs the scenario; no progress line, setup messages dropped. */
