@@ -8,14 +8,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A file server that behaves like a distant, rate-limiting mirror, for mirroring benchmarks: every
- * answer waits {@code latency} before it starts, and beyond {@code throttle} requests in flight
- * the extra ones get 429 (after the same latency, like a real round trip). Serves only files under
- * its root, on loopback.
+ * answer waits {@code latency} before it starts, and a request that arrives while {@code throttle}
+ * accepted requests are in flight is refused with 429 (answered after the same latency, like a real
+ * round trip, but holding no serving slot, like a server behind a connection limit). Serves only
+ * files under its root, on loopback.
  */
 public final class SlowUpstream implements AutoCloseable {
   private final Vertx vertx = Vertx.vertx();
@@ -41,10 +43,21 @@ public final class SlowUpstream implements AutoCloseable {
   }
 
   private void handle(HttpServerRequest req) {
+    // Like a server behind a connection limit: a request beyond the limit is refused on arrival
+    // and takes no serving slot; the refusal still reaches the client one round trip later.
     int n = inFlight.incrementAndGet();
-    peak.accumulateAndGet(n, Math::max);
-    req.response().endHandler(v -> inFlight.decrementAndGet());
     boolean over = throttle > 0 && n > throttle;
+    if (over) {
+      inFlight.decrementAndGet();
+    } else {
+      peak.accumulateAndGet(n, Math::max);
+      AtomicBoolean done = new AtomicBoolean();
+      Runnable release = () -> {
+        if (done.compareAndSet(false, true)) inFlight.decrementAndGet();
+      };
+      req.response().endHandler(v -> release.run());
+      req.response().closeHandler(v -> release.run());
+    }
     Runnable answer = () -> {
       if (over) {
         refused.incrementAndGet();

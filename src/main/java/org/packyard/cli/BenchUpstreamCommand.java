@@ -1,6 +1,7 @@
 package org.packyard.cli;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.packyard.bench.SlowUpstream;
@@ -18,13 +19,13 @@ import picocli.CommandLine.Parameters;
 final class BenchUpstreamCommand implements Callable<Integer> {
   @Parameters(paramLabel = "DIR") Path dir;
   @Option(names = "--port", description = "Port (default ${DEFAULT-VALUE}; 0 picks one).") int port = 0;
-  @Option(names = "--latency", description = "Delay before every answer (default ${DEFAULT-VALUE}).") String latency = "100ms";
+  @Option(names = "--latency", description = "Delay before every answer, 0 for none (default ${DEFAULT-VALUE}).") String latency = "100ms";
   @Option(names = "--throttle", description = "Requests in flight beyond which the answer is 429; 0 for none (default ${DEFAULT-VALUE}).")
   int throttle = 16;
 
   @Override
   public Integer call() throws Exception {
-    SlowUpstream up = new SlowUpstream(dir, Durations.parse("--latency", latency), throttle);
+    SlowUpstream up = new SlowUpstream(dir, latency.equals("0") ? Duration.ZERO : Durations.parse("--latency", latency), throttle);
     int p = up.start(port);
     System.out.println("serving " + dir + " on http://127.0.0.1:" + p + "/ (latency " + latency + ", 429 above " + throttle + " in flight)");
     System.out.flush();

@@ -14,8 +14,9 @@ import org.packyard.config.Transfer;
  * <p>The limit starts at {@link #INITIAL}. While the host answers without back-pressure and its
  * time to first byte stays flat, the limit grows: by one per success at first (doubling every round
  * trip, like TCP slow start), and by {@code 1/limit} per success after the first congestion signal
- * (one per round trip). A 429 or 503, a timeout, or a latency spike (smoothed time to first byte
- * above {@link #SPIKE_RATIO} times the recent minimum plus {@link #SPIKE_SLACK}) multiplies it by
+ * (one per round trip). A 429 or 503, a timeout, or a latency spike (the smoothed time to first
+ * byte and the latest one both above {@link #SPIKE_RATIO} times the recent minimum plus {@link
+ * #SPIKE_SLACK}) multiplies it by
  * {@link #DECREASE}, at most once per round trip: a signal from a request sent before the last cut
  * does not cut again. A {@code Retry-After} pauses the host. The limit stays between 1 and the
  * transfer's cap; a fixed transfer never moves it. Growth needs demand: the limit only grows while
@@ -167,14 +168,18 @@ public final class AdaptiveLimiter {
     successes++;
     consecutiveThrottles = 0;
     long now = time.nanoTime();
-    sample((p.responded >= 0 ? p.responded : now) - p.start, now);
+    long rtt = sample((p.responded >= 0 ? p.responded : now) - p.start, now);
     if (fixed) return;
+    // Latency counts as rising only when this answer and the smoothed latency are both high: a
+    // slow first answer (a cold connection, a JVM still warming up) seeds the average high, and
+    // the fast answers that follow must not read as spikes while the average comes down.
     long base = baseline();
-    if (srtt > base * SPIKE_RATIO + SPIKE_SLACK.toNanos()) {
+    long latest = Math.min(rtt, srtt);
+    if (latest > base * SPIKE_RATIO + SPIKE_SLACK.toNanos()) {
       congestion(p);
       return;
     }
-    if (srtt > base * FLAT_RATIO + SPIKE_SLACK.toNanos()) {
+    if (latest > base * FLAT_RATIO + SPIKE_SLACK.toNanos()) {
       slowStart = false; // latency is rising: stop doubling, hold
       return;
     }
@@ -215,7 +220,8 @@ public final class AdaptiveLimiter {
     cuts++;
   }
 
-  private void sample(long rtt, long now) {
+  /** Folds {@code rtt} into the smoothed latency and the minimum; returns it, at least zero. */
+  private long sample(long rtt, long now) {
     rtt = Math.max(0, rtt);
     srtt = srtt < 0 ? rtt : srtt + (rtt - srtt) / 8;
     if (now - periodStart > BASELINE_PERIOD.toNanos()) {
@@ -224,6 +230,7 @@ public final class AdaptiveLimiter {
       periodStart = now;
     }
     minCurrent = Math.min(minCurrent, rtt);
+    return rtt;
   }
 
   private long baseline() {

@@ -103,6 +103,17 @@ class AdaptiveLimiterTest {
   }
 
   @Test
+  void limiter_slowFirstAnswerThenFlat_isNoSpike() {
+    AdaptiveLimiter l = adaptive(64);
+    // a cold start: the first answer takes 800 ms (connection setup, a JVM warming up), then the
+    // host answers in a flat 100 ms: the high average that the first answer leaves is not a spike
+    roundTrip(List.of(l.tryAcquire()), Duration.ofMillis(800));
+    for (int i = 0; i < 4; i++) roundTrip(fill(l), Duration.ofMillis(100));
+    assertThat(l.stats(0).cuts()).isZero();
+    assertThat(l.limit()).isGreaterThan(AdaptiveLimiter.INITIAL);
+  }
+
+  @Test
   void limiter_fewRequestsInFlight_doesNotGrow() {
     AdaptiveLimiter l = adaptive(64);
     for (int i = 0; i < 50; i++) {
