@@ -10,6 +10,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
+. "$here/lib.sh"
 packages=75000 rounds=3 seconds=10 out="$here/results/core.md"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -32,12 +33,8 @@ cleanup() {
   [ -f "$work/nginx/nginx.pid" ] && kill "$(cat "$work/nginx/nginx.pid")" 2>/dev/null || true
 }
 trap cleanup EXIT
+machine_line=$(machine)
 
-log() { printf '%s %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-# wrk latency line "99%  1.23ms" in milliseconds
-wrk_ms() { awk -v p="$1" '$1==p {v=$2; if (v ~ /us$/) {sub(/us/,"",v); v/=1000} else if (v ~ /ms$/) {sub(/ms/,"",v)} else if (v ~ /s$/) {sub(/s/,"",v); v*=1000}; print v}'; }
-wrk_rps() { awk '/Requests\/sec/ {print $2}'; }
 
 # ---------------------------------------------------------------- data
 repo="$work/synth-$packages"
@@ -184,15 +181,11 @@ log "control: an idle second Packyard's readyz while the first is saturated as a
 read -r c_p50 c_p99 c_max c_rps c_tput < <(probe "$((pk_port + 10))" "$work/heavy.lua")
 
 # ---------------------------------------------------------------- report
-med() { printf '%s\n' "$@" | median; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", a/b}'; }
 p_rps=$(med "${pk_rps[@]}"); n_rps=$(med "${ngx_rps[@]}")
-cpus=$(nproc); mem=$(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)
-model=$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)
 {
-  echo "### Core figures ($(date -u +%Y-%m-%dT%H:%MZ))"
+  echo "#### Core figures ($(date -u +%Y-%m-%dT%H:%MZ))"
   echo
-  echo "Machine: $cpus cores ($model), $mem, load average at start $(cut -d' ' -f1-3 /proc/loadavg)."
+  echo "Machine: $machine_line."
   echo "Data: \`packyard synth\` $packages packages; medians of $rounds rounds, run alternately."
   echo
   echo "| workload | Packyard | peer | ratio (Packyard / peer) | goal |"
@@ -210,3 +203,4 @@ model=$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)
   echo "nginx: 2 workers, sendfile, open_file_cache max=$cache_max (the machine's hard limit on open files is $(ulimit -Hn)), access_log off, the same headers."
 } > "$out"
 cat "$out"
+splice_results core "$out"

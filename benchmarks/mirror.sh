@@ -5,17 +5,19 @@
 #     `dnf reposync` (its default 3 parallel downloads) on the same upstream;
 #  2. the peak heap of a sync that mirrors every package of a 75,000-package repository.
 #
-#   benchmarks/mirror.sh [--packages N] [--big N] [--out FILE]
+#   benchmarks/mirror.sh [--packages N] [--big N] [--heap SIZE] [--out FILE]
 #
 # Needs: a built ./packyard, dnf with dnf-plugins-core (reposync), curl, awk. Loopback only.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
-packages=2000 big=75000 out="$here/results/mirror.md"
+. "$here/lib.sh"
+packages=2000 big=75000 heap=128m out="$here/results/mirror.md"
 while [ $# -gt 0 ]; do
   case "$1" in
     --packages) packages="$2"; shift 2 ;;
     --big) big="$2"; shift 2 ;;
+    --heap) heap="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     *) echo "unknown option: $1" >&2; exit 2 ;;
   esac
@@ -26,9 +28,7 @@ mkdir -p "$work" "$(dirname "$out")"
 pids=()
 cleanup() { for p in "${pids[@]:-}"; do kill "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT
-log() { printf '%s %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-now() { date +%s.%N; }
-secs() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", b-a}'; }
+machine_line=$(machine)
 
 start_upstream() { # DIR LATENCY THROTTLE -> sets up_port
   "$root/packyard" bench-upstream "$1" --latency "$2" --throttle "$3" > "$work/upstream.log" 2>&1 &
@@ -86,7 +86,6 @@ repositories:
     policy: immediate
 EOF
 rm -rf "$work/data-big"
-heap=256m
 s=$(now)
 PACKYARD_JAVA_OPTS="-Xmx$heap -XX:+UseParallelGC -Xlog:gc:file=$work/gc.log" \
   "$root/packyard" sync --config "$work/big.yaml" > "$work/sync-big.log" 2>&1
@@ -95,21 +94,22 @@ big_total=$(secs "$s" "$e")
 # ParallelGC logs "Pause Young (...) 201M->37M(245M)": the peak is the largest heap before a collection.
 peak=$(grep -o '[0-9]*M->[0-9]*M' "$work/gc.log" | awk -F'M->' '{if ($1>m) m=$1} END {print m+0}')
 gcs=$(grep -c 'Pause' "$work/gc.log" || true)
+full=$(grep -c 'Pause Full' "$work/gc.log" || true)
 stored=$(grep -o "$big package files stored; ms [0-9]*" "$work/sync-big.log" | awk '{print $NF/1000}')
 log "75k mirror: ${big_total}s, peak heap ${peak} MB of -Xmx$heap"
 
-cpus=$(nproc); mem=$(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)
 {
-  echo "### Mirroring figures ($(date -u +%Y-%m-%dT%H:%MZ))"
+  echo "#### Mirroring figures ($(date -u +%Y-%m-%dT%H:%MZ))"
   echo
-  echo "Machine: $cpus cores, $mem, load average at start $(cut -d' ' -f1-3 /proc/loadavg)."
+  echo "Machine: $machine_line."
   echo
   echo "| workload | Packyard | peer | ratio | goal |"
   echo "| --- | --- | --- | --- | --- |"
   echo "| mirror $packages packages (4 KiB each) from an upstream with 100 ms latency and 429 above 16 in flight: package phase (s) | $pk_pkgs | ideal $packages x 0.1 s / 16 = $ideal | $(awk -v a="$pk_pkgs" -v b="$ideal" 'BEGIN{printf "%.2f", a/b}') of ideal | ≤ 1.30 of ideal |"
   echo "| same, the whole \`./packyard sync\` (metadata, index, packages, publish) (s) | $pk_total | \`dnf reposync\` (3 parallel downloads) $rs_total ($rs_files files) | $(awk -v a="$rs_total" -v b="$pk_total" 'BEGIN{printf "%.1f", a/b}')x faster | |"
-  echo "| mirror $big packages (immediate) with \`-Xmx$heap\`: peak heap before a collection (MB) | $peak ($gcs collections, sync ${big_total} s, packages ${stored} s) | | | bounded |"
+  echo "| mirror $big packages (immediate) with \`-Xmx$heap\`: peak heap before a collection (MB) | $peak ($gcs collections, $full of them full, sync ${big_total} s, packages ${stored} s) | | | bounded |"
   echo
   echo "Last download stats of the throttled run: \`$stats\`"
 } > "$out"
 cat "$out"
+splice_results mirror "$out"

@@ -10,13 +10,18 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
 import java.net.URI;
 import java.nio.file.Path;
+import java.util.List;
 import org.packyard.Version;
 import org.packyard.catalog.Served;
 import org.packyard.mirror.Upstream;
 import org.packyard.mirror.UpstreamException;
 import org.packyard.mirror.Upstreams;
 
-/** The configured upstream of a repository (its first mirror), over http(s) or a local tree. */
+/**
+ * The upstream of a repository, over http(s) or a local tree: the mirrors that served its
+ * published snapshot, the one whose repomd.xml was chosen first, failing over to the next when one
+ * cannot answer (a network error or an HTTP error before any byte of the body).
+ */
 final class UpstreamOrigin implements Origin {
   private final Vertx vertx;
   private final Upstreams upstreams;
@@ -28,8 +33,31 @@ final class UpstreamOrigin implements Origin {
 
   @Override
   public Future<Response> get(Served repository, String href, String range) {
-    URI base = repository.config().upstream().primary();
     Upstream.checkHref(href);
+    List<URI> bases = bases(repository);
+    if (bases.isEmpty()) {
+      return Future.failedFuture(new UpstreamException(repository.name() + ": no mirror is known for this snapshot; sync it again"));
+    }
+    return attempt(repository, bases, 0, href, range, null);
+  }
+
+  /** The snapshot's mirrors; for a snapshot that did not record them, the configured URLs. */
+  static List<URI> bases(Served repository) {
+    List<String> recorded = repository.snapshot().manifest().mirrors();
+    if (recorded != null && !recorded.isEmpty()) return recorded.stream().map(URI::create).toList();
+    return repository.config().upstream().mirrors();
+  }
+
+  private Future<Response> attempt(Served repository, List<URI> bases, int i, String href, String range, Throwable last) {
+    if (i == bases.size()) return Future.failedFuture(last);
+    return from(repository, bases.get(i), href, range).recover(e -> {
+      // an unsatisfiable range is the file's answer, not the mirror's failure
+      if (e instanceof UpstreamException u && u.status() == 416) return Future.failedFuture(e);
+      return attempt(repository, bases, i + 1, href, range, e);
+    });
+  }
+
+  private Future<Response> from(Served repository, URI base, String href, String range) {
     if (base.getScheme().equals("file")) return file(Path.of(base).resolve(href).normalize(), Path.of(base), range);
     String url = base.resolve(href).toString();
     RequestOptions opts = new RequestOptions().setMethod(HttpMethod.GET).setAbsoluteURI(url).setIdleTimeout(60_000)

@@ -171,7 +171,7 @@ public final class Syncer implements AutoCloseable {
           .compose(shas -> blocking(() -> tree(repo, md, chosen.sha256(), sigs, wanted, shas, l)))
           .compose(tree -> blocking(() -> build(repo, tree.md(), tree.wanted(), tree.shas(), l))
           .compose(built -> fetchPackages(repo, set, built.staging().indexDir(), l)
-              .compose(v -> blocking(() -> publish(repo, tree, chosen.sha256(), built, l)))
+              .compose(v -> blocking(() -> publish(repo, tree, chosen.sha256(), built, mirrorOrder(set, chosen), l)))
               .recover(e -> blocking(() -> {
                 snapshots.discard(built.staging());
                 return null;
@@ -294,8 +294,16 @@ public final class Syncer implements AutoCloseable {
     return fetchPackages(repo, set, current.indexDir(), l);
   }
 
-  private Published publish(RepositoryConfig repo, Tree tree, String upstreamRepomdSha, Built b, SyncListener l)
-      throws IOException {
+  /** The mirrors' base URLs, the one whose repomd.xml was chosen first, then as they ranked. */
+  private static List<String> mirrorOrder(MirrorSet set, Downloader.ChosenRepomd chosen) {
+    List<String> out = new ArrayList<>();
+    out.add(chosen.mirror().base().toString());
+    for (MirrorSet.Mirror m : set.ranked()) if (m != chosen.mirror()) out.add(m.base().toString());
+    return out;
+  }
+
+  private Published publish(RepositoryConfig repo, Tree tree, String upstreamRepomdSha, Built b, List<String> mirrors,
+      SyncListener l) throws IOException {
     Repomd md = tree.md();
     String repomdSha = tree.repomdSha();
     List<Manifest.FileRef> sigs = tree.sigs();
@@ -311,7 +319,7 @@ public final class Syncer implements AutoCloseable {
     String filters = fingerprint(repo);
     Manifest m = new Manifest(Manifest.FORMAT, repo.name(), snapshots.newId(repomdSha),
         clock.instant().toString(), repo.upstream().toString(), md.revision(), b.stats().packages(), refs,
-        filters == null ? null : upstreamRepomdSha, filters);
+        filters == null ? null : upstreamRepomdSha, filters, mirrors);
     Published pub = snapshots.publish(b.staging(), m);
     LOG.info(repo.name() + ": published " + m.id() + " (durable in " + (System.nanoTime() - t0) / 1_000_000 + " ms)");
     onPublish.accept(pub);

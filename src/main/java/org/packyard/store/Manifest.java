@@ -6,7 +6,9 @@ import java.util.List;
  * What a published snapshot holds: the repomd.xml it was built from and every file it lists, each
  * by content address. Written once as {@code manifest.json}, never changed. When filters
  * rewrote the tree, {@code upstreamRepomd} is the upstream repomd.xml's sha256 and {@code filters}
- * a fingerprint of the filters applied; both are null otherwise.
+ * a fingerprint of the filters applied; both are null otherwise. {@code mirrors} are the base URLs
+ * that served this tree, the one whose repomd.xml was chosen first: where an on-demand fetch goes
+ * (null in snapshots written before it was recorded).
  */
 public record Manifest(
     int format,
@@ -18,14 +20,15 @@ public record Manifest(
     int packages,
     List<FileRef> files,
     String upstreamRepomd,
-    String filters) {
+    String filters,
+    List<String> mirrors) {
 
   public static final int FORMAT = 1;
 
   /** A snapshot of the upstream tree as it is (no filters). */
   public Manifest(int format, String repository, String id, String createdAt, String upstream, String revision,
       int packages, List<FileRef> files) {
-    this(format, repository, id, createdAt, upstream, revision, packages, files, null, null);
+    this(format, repository, id, createdAt, upstream, revision, packages, files, null, null, null);
   }
 
   /**

@@ -194,6 +194,32 @@ class ContentRoutesTest {
   }
 
   @Test
+  void onDemand_failsOverToTheNextMirror_whenTheChosenOneCannotServeAPackage() throws Exception {
+    try (Origin other = Origin.start(up.root());
+        TestServer two = TestServer.start(tmp.resolve("data2"), List.of(new RepositoryConfig("lazy2",
+            new org.packyard.config.Upstream(List.of(origin.uri(), other.uri()), null, null), Policy.ON_DEMAND, null,
+            Channel.RELEASE, null, Access.PUBLIC, null, null)))) {
+      two.syncAll();
+      // the snapshot records both mirrors, the one whose repomd.xml was chosen first
+      Path manifest;
+      try (var files = Files.walk(tmp.resolve("data2"))) {
+        manifest = files.filter(f -> f.getFileName().toString().equals("manifest.json")).findFirst().orElseThrow();
+      }
+      var mirrors = new com.fasterxml.jackson.databind.ObjectMapper().readTree(manifest.toFile()).get("mirrors");
+      assertThat(mirrors).hasSize(2);
+      Origin first = mirrors.get(0).asText().equals(origin.uri().toString()) ? origin : other;
+      Origin second = first == origin ? other : origin;
+      first.refusePackages = true; // a mirror caught mid-update: metadata fine, packages 503
+      HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(URI.create(two.base() + "/repos/lazy2/" + SMALL.href())).build(),
+          HttpResponse.BodyHandlers.ofByteArray());
+      assertThat(r.statusCode()).isEqualTo(200);
+      assertThat(r.body()).isEqualTo(SMALL.payload());
+      assertThat(first.count(SMALL.href())).isEqualTo(1);
+      assertThat(second.count(SMALL.href())).isEqualTo(1);
+    }
+  }
+
+  @Test
   void traversalInAnySpelling_isRefused() throws Exception {
     for (String p : List.of("/repos/lazy/../meta/only/repodata/repomd.xml", "/repos/lazy/%2e%2e/x", "/repos/lazy/%2E%2E/x",
         "/repos/lazy/a%2fb", "/repos/lazy/a%5cb", "/repos/lazy/a\\b", "/repos/lazy/a%00b", "/repos/lazy/%c0%ae%c0%ae/x",
@@ -249,6 +275,7 @@ class ContentRoutesTest {
     final AtomicInteger fullGets = new AtomicInteger();
     volatile CompletableFuture<Void> holdAfterHalf;
     volatile boolean corrupt;
+    volatile boolean refusePackages;
     HttpServer server;
 
     static Origin start(Path root) throws Exception {
@@ -256,6 +283,10 @@ class ContentRoutesTest {
       o.server = o.vertx.createHttpServer().requestHandler(req -> {
         String href = req.path().substring(1);
         o.requests.computeIfAbsent(href, k -> new AtomicInteger()).incrementAndGet();
+        if (o.refusePackages && href.endsWith(".rpm")) {
+          req.response().setStatusCode(503).end();
+          return;
+        }
         Path p = root.resolve(href).normalize();
         if (!p.startsWith(root) || !Files.isRegularFile(p)) {
           req.response().setStatusCode(404).end();

@@ -1,0 +1,33 @@
+# Shared helpers of the benchmark scripts (sourced, not run).
+
+log() { printf '%s %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+now() { date +%s.%N; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", b-a}'; }
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+med() { printf '%s\n' "$@" | median; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b == 0) print "n/a"; else printf "%.2f", a/b}'; }
+# wrk's latency line "99%  1.23ms", in milliseconds
+wrk_ms() { awk -v p="$1" '$1==p {v=$2; if (v ~ /us$/) {sub(/us/,"",v); v/=1000} else if (v ~ /ms$/) {sub(/ms/,"",v)} else if (v ~ /s$/) {sub(/s/,"",v); v*=1000}; print v}'; }
+wrk_rps() { awk '/Requests\/sec/ {print $2}'; }
+# wrk's "Transfer/sec: 1.23GB", in MB/s
+wrk_mbps() { awk '/Transfer\/sec/ {v=$2; m=1; if (v ~ /GB$/) m=1024; else if (v ~ /KB$/) m=1/1024; else if (v ~ /^[0-9.]+B$/) m=1/1048576; sub(/[KMG]?B$/,"",v); printf "%.1f", v*m}'; }
+machine() {
+  local mem model
+  mem=$(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)
+  model=$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)
+  echo "$(nproc) cores ($model), $mem, load average at start $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+wait_ready() { # URL: waits up to 60 s for a 200
+  for _ in $(seq 120); do curl -sf -o /dev/null "$1" && return 0; sleep 0.5; done
+  echo "not ready: $1" >&2; return 1
+}
+# Replaces the text between "<!-- results:NAME -->" and "<!-- /results:NAME -->" in BENCHMARKS.md
+# with FILE, so each script rewrites its own section and leaves the prose around it alone.
+splice_results() { # NAME FILE
+  local doc="$root/BENCHMARKS.md"
+  grep -q "<!-- results:$1 -->" "$doc" || { echo "BENCHMARKS.md has no <!-- results:$1 --> section" >&2; return 1; }
+  awk -v name="$1" -v file="$2" '
+    $0 == "<!-- results:" name " -->" { print; while ((getline l < file) > 0) print l; skip = 1; next }
+    $0 == "<!-- /results:" name " -->" { skip = 0 }
+    !skip { print }' "$doc" > "$doc.tmp" && mv "$doc.tmp" "$doc"
+}
