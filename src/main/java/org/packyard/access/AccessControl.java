@@ -56,6 +56,7 @@ public final class AccessControl implements AutoCloseable {
   private final Directory directory;
   private final Clock clock;
   private final Map<String, Cached> cache = new ConcurrentHashMap<>();
+  private final Map<String, Memo> subjects = new ConcurrentHashMap<>();
   private volatile AccessModel model = AccessModel.EMPTY;
   private volatile boolean storeHealthy = true;
   private long timer = -1;
@@ -167,8 +168,19 @@ public final class AccessControl implements AutoCloseable {
     if (!(a instanceof Auth.User u)) return null;
     Future<Directory.Answer> f = directory.groups(u.user());
     if (!f.isComplete() || f.failed()) return null;
-    return subject(u.user(), model.groupsOf(u.user()), f.result());
+    // The subject follows from the user, the access model and the directory's answer: while the
+    // model is the same object and the answer the same groups, the one built last time stands.
+    Directory.Answer answer = f.result();
+    AccessModel m = model;
+    Memo memo = subjects.get(header);
+    if (memo != null && memo.model == m && memo.answer.equals(answer) && memo.subject.user().equals(u.user())) return memo.subject;
+    Subject s = subject(u.user(), m.groupsOf(u.user()), answer);
+    if (subjects.size() >= CACHE_MAX) subjects.clear(); // bounded; refilled by the next requests
+    subjects.put(header, new Memo(s, m, answer));
+    return s;
   }
+
+  private record Memo(Subject subject, AccessModel model, Directory.Answer answer) {}
 
   private static Subject subject(String user, Set<String> own, Directory.Answer answer) {
     Set<Principal> p = new HashSet<>();

@@ -22,6 +22,7 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.packyard.access.AccessControl;
 import org.packyard.access.Subject;
+import org.packyard.server.Bytes;
 import org.packyard.catalog.Catalog;
 import org.packyard.config.Access;
 import org.packyard.catalog.Served;
@@ -58,10 +59,17 @@ public final class ContentRoutes {
   private final ReaderPool readers;
   private final OnDemand onDemand;
   private final Listings listings = new Listings();
+  private final SmallFiles small = new SmallFiles(SmallFiles.DEFAULT_BUDGET);
 
   /** Appends the content metrics (on-demand flights) in Prometheus text format. */
   public void appendMetrics(StringBuilder b) {
     if (onDemand instanceof OnDemandFetcher f) f.appendMetrics(b);
+    b.append("# HELP packyard_content_memory_files Small stored files served from memory.\n")
+        .append("# TYPE packyard_content_memory_files gauge\n")
+        .append("packyard_content_memory_files ").append(small.files()).append('\n')
+        .append("# HELP packyard_content_memory_bytes Bytes of small stored files held in memory.\n")
+        .append("# TYPE packyard_content_memory_bytes gauge\n")
+        .append("packyard_content_memory_bytes ").append(small.usedBytes()).append('\n');
   }
 
   /** Fetches a package the blob store does not have yet (policy on_demand). */
@@ -119,7 +127,15 @@ public final class ContentRoutes {
       if (s.config().policy() == Policy.ON_DEMAND && f.cache() == TreeFile.CacheClass.PACKAGE) return false;
       HttpServerResponse resp = req.response();
       headers(resp.headers(), f, p.join(n));
-      resp.sendFile(blobs.path(f.checksum().hex()).toString(), 0, f.size()).onFailure(e -> {
+      String sha = f.checksum().hex();
+      byte[] inMemory = small.get(sha);
+      if (inMemory != null) {
+        resp.end(Bytes.wrap(inMemory));
+        return true;
+      }
+      Path blob = blobs.path(sha);
+      small.load(sha, blob, f.size());
+      resp.sendFile(blob.toString(), 0, f.size()).onFailure(e -> {
         LOG.log(Level.WARNING, "cannot send " + s.name() + "/" + f.href() + ": " + e.getMessage());
         if (!resp.headWritten()) {
           resp.setStatusCode(503).putHeader(Responses.CONTENT_TYPE, Responses.TEXT).end("503: Service Unavailable");

@@ -80,6 +80,24 @@ class ContentRoutesTest {
   }
 
   @Test
+  void smallFiles_servedFromMemoryAfterTheFirstHit_sameBytesAndHeaders() throws Exception {
+    byte[] want = Files.readAllBytes(up.root().resolve("repodata/repomd.xml"));
+    HttpResponse<byte[]> fromFile = get("/repos/meta/only/repodata/repomd.xml");
+    awaitMetric("packyard_content_memory_files 1"); // the first hit asked for it to be loaded
+    HttpResponse<byte[]> fromMemory = get("/repos/meta/only/repodata/repomd.xml");
+    assertThat(fromFile.body()).isEqualTo(want);
+    assertThat(fromMemory.body()).isEqualTo(want);
+    for (String h : List.of("content-type", "content-length", "etag", "last-modified", "cache-control", "accept-ranges")) {
+      assertThat(fromMemory.headers().firstValue(h)).as(h).isPresent().isEqualTo(fromFile.headers().firstValue(h));
+    }
+    // a package larger than the limit is never held in memory
+    assertThat(BIG.payload().length).isGreaterThan(SmallFiles.MAX_FILE);
+    get("/repos/lazy/" + BIG.href());
+    get("/repos/lazy/" + BIG.href());
+    assertThat(server.get("/metrics").body()).contains("packyard_content_memory_files 1\n");
+  }
+
+  @Test
   void conditionalRequests_answer304() throws Exception {
     HttpResponse<byte[]> first = get("/repos/meta/only/repodata/repomd.xml");
     String etag = first.headers().firstValue("etag").orElseThrow();
