@@ -79,16 +79,26 @@ public final class SqliteAccessStore implements AccessStore {
 
   private void audit(String actor, String action, String principal, String role, String target, String detail)
       throws SQLException {
+    auditEach(actor, action, principal, role, java.util.Collections.singletonList(target), detail);
+  }
+
+  /** One audit row per target, in one prepared batch. */
+  private void auditEach(String actor, String action, String principal, String role, List<String> targets, String detail)
+      throws SQLException {
     try (PreparedStatement st = db.prepareStatement(
         "INSERT INTO audit (at, actor, action, principal, role, target, detail) VALUES (?,?,?,?,?,?,?)")) {
-      st.setLong(1, clock.millis());
-      st.setString(2, actor);
-      st.setString(3, action);
-      st.setString(4, principal);
-      st.setString(5, role);
-      st.setString(6, target);
-      st.setString(7, detail);
-      st.executeUpdate();
+      long at = clock.millis();
+      for (String target : targets) {
+        st.setLong(1, at);
+        st.setString(2, actor);
+        st.setString(3, action);
+        st.setString(4, principal);
+        st.setString(5, role);
+        st.setString(6, target);
+        st.setString(7, detail);
+        st.addBatch();
+      }
+      st.executeBatch();
     }
   }
 
@@ -274,7 +284,7 @@ public final class SqliteAccessStore implements AccessStore {
         }
         for (int n : st.executeBatch()) created += Math.max(n, 0);
       }
-      for (String t : targets) audit(actor, "binding.create", principal.toString(), role.key(), t, null);
+      auditEach(actor, "binding.create", principal.toString(), role.key(), targets, null);
       return created;
     });
   }
@@ -292,7 +302,7 @@ public final class SqliteAccessStore implements AccessStore {
         }
         for (int n : st.executeBatch()) deleted += Math.max(n, 0);
       }
-      for (String t : targets) audit(actor, "binding.delete", principal.toString(), role.key(), t, null);
+      auditEach(actor, "binding.delete", principal.toString(), role.key(), targets, null);
       return deleted;
     });
   }
