@@ -27,12 +27,7 @@ done
 work="${BENCH_WORK:-/tmp/packyard-bench-core}"
 mkdir -p "$work" "$(dirname "$out")"
 pk_port=28181 ngx_port=28182
-pids=()
-cleanup() {
-  for p in "${pids[@]:-}"; do kill "$p" 2>/dev/null || true; done
-  [ -f "$work/nginx/nginx.pid" ] && kill "$(cat "$work/nginx/nginx.pid")" 2>/dev/null || true
-}
-trap cleanup EXIT
+on_exit_stop_servers
 machine_line=$(machine)
 
 
@@ -91,53 +86,20 @@ awk -v dir="$work/www/f75/pkg" '{
 sample=$(sed -n 7p "$work/names.txt")
 curl -s "http://127.0.0.1:$pk_port/f75/pkg/$sample" | cmp -s - "$work/www/f75/pkg/$sample" || { echo "nginx bytes differ from /pkg for $sample" >&2; exit 1; }
 
-mkdir -p "$work/nginx/logs"
-files_limit=$(( $(ulimit -Hn) - 2000 ))
-cache_max=$(( files_limit < 200000 ? files_limit : 200000 ))
-cat > "$work/nginx/nginx.conf" <<EOF
-worker_processes 2;
-worker_rlimit_nofile $(ulimit -Hn);
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/logs/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  sendfile on; tcp_nopush on; tcp_nodelay on;
-  keepalive_requests 10000000; keepalive_timeout 120;
-  open_file_cache max=$cache_max inactive=300s; open_file_cache_valid 300s; open_file_cache_errors on;
-  server {
-    listen 127.0.0.1:$ngx_port;
-    root $work/www;
-    location / {
-      default_type "application/json; charset=utf-8";
-      add_header Access-Control-Allow-Origin "*";
-      add_header Access-Control-Allow-Methods "GET";
-      etag off;
-    }
-  }
-}
-EOF
+nginx_conf "$work/nginx" "$ngx_port" "$work/www"
 nginx -c "$work/nginx/nginx.conf" -p "$work/nginx" -e "$work/nginx/logs/error.log"
 
-cat > "$work/random.lua" <<'EOF'
-local names = {}
-init = function(args)
-  for line in io.lines(args[1]) do names[#names + 1] = line end
-  math.randomseed(os.time() + tonumber(tostring({}):sub(8), 16))
-end
-request = function() return wrk.format("GET", "/f75/pkg/" .. names[math.random(#names)]) end
-EOF
 
 log "warm-up (15 s each: the JVM compiles its hot paths first)"
-wrk -t2 -c100 -d15s -s "$work/random.lua" "http://127.0.0.1:$ngx_port" -- "$work/names.txt" >/dev/null
-wrk -t2 -c100 -d15s -s "$work/random.lua" "http://127.0.0.1:$pk_port" -- "$work/names.txt" >/dev/null
+wrk -t2 -c100 -d15s -s "$here/random-name.lua" "http://127.0.0.1:$ngx_port" -- "$work/names.txt" >/dev/null
+wrk -t2 -c100 -d15s -s "$here/random-name.lua" "http://127.0.0.1:$pk_port" -- "$work/names.txt" >/dev/null
 
 pk_rps=() ngx_rps=() pk_p50=() ngx_p50=() pk_p99=() ngx_p99=()
 for r in $(seq "$rounds"); do
-  o=$(wrk -t2 -c100 -d"${seconds}s" --latency -s "$work/random.lua" "http://127.0.0.1:$ngx_port" -- "$work/names.txt")
+  o=$(wrk -t2 -c100 -d"${seconds}s" --latency -s "$here/random-name.lua" "http://127.0.0.1:$ngx_port" -- "$work/names.txt")
   ngx_rps+=("$(wrk_rps <<<"$o")"); ngx_p50+=("$(wrk_ms 50% <<<"$o")"); ngx_p99+=("$(wrk_ms 99% <<<"$o")")
   grep -q "Non-2xx" <<<"$o" && { echo "nginx answered errors:" >&2; echo "$o" >&2; exit 1; }
-  o=$(wrk -t2 -c100 -d"${seconds}s" --latency -s "$work/random.lua" "http://127.0.0.1:$pk_port" -- "$work/names.txt")
+  o=$(wrk -t2 -c100 -d"${seconds}s" --latency -s "$here/random-name.lua" "http://127.0.0.1:$pk_port" -- "$work/names.txt")
   pk_rps+=("$(wrk_rps <<<"$o")"); pk_p50+=("$(wrk_ms 50% <<<"$o")"); pk_p99+=("$(wrk_ms 99% <<<"$o")")
   grep -q "Non-2xx" <<<"$o" && { echo "packyard answered errors:" >&2; echo "$o" >&2; exit 1; }
   log "/pkg round $r: nginx ${ngx_rps[-1]}/s, packyard ${pk_rps[-1]}/s"

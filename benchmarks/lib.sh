@@ -11,6 +11,14 @@ wrk_ms() { awk -v p="$1" '$1==p {v=$2; if (v ~ /us$/) {sub(/us/,"",v); v/=1000} 
 wrk_rps() { awk '/Requests\/sec/ {print $2}'; }
 # wrk's "Transfer/sec: 1.23GB", in MB/s
 wrk_mbps() { awk '/Transfer\/sec/ {v=$2; m=1; if (v ~ /GB$/) m=1024; else if (v ~ /KB$/) m=1/1024; else if (v ~ /^[0-9.]+B$/) m=1/1048576; sub(/[KMG]?B$/,"",v); printf "%.1f", v*m}'; }
+# Everything a script starts is stopped when it exits, however it exits: the processes it adds to
+# pids, and the nginx whose pid file is under $work/nginx.
+pids=()
+stop_servers() {
+  for p in "${pids[@]:-}"; do kill "$p" 2>/dev/null || true; done
+  [ -f "$work/nginx/nginx.pid" ] && kill "$(cat "$work/nginx/nginx.pid")" 2>/dev/null || true
+}
+on_exit_stop_servers() { trap stop_servers EXIT; }
 machine() {
   local mem model
   mem=$(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)
@@ -30,4 +38,41 @@ splice_results() { # NAME FILE
     $0 == "<!-- results:" name " -->" { print; while ((getline l < file) > 0) print l; skip = 1; next }
     $0 == "<!-- /results:" name " -->" { skip = 0 }
     !skip { print }' "$doc" > "$doc.tmp" && mv "$doc.tmp" "$doc"
+}
+# Runs two commands, the first one first in odd rounds and second in even rounds, so that neither
+# side always has the machine's warmer or cooler half of a round.
+in_turn() { # ROUND CMD1 CMD2 (each one word: a function name)
+  if [ $(( $1 % 2 )) = 1 ]; then "$2"; "$3"; else "$3"; "$2"; fi
+}
+# nginx as the peer: 2 workers, sendfile, open_file_cache as large as the open-file limit allows,
+# access log off; /f75/pkg/ answers JSON with mdapi's CORS headers, /repos/ like Packyard's tree.
+nginx_conf() { # DIR PORT ROOT: writes DIR/nginx.conf; sets cache_max
+  mkdir -p "$1/logs"
+  local files_limit=$(( $(ulimit -Hn) - 2000 ))
+  cache_max=$(( files_limit < 200000 ? files_limit : 200000 ))
+  cat > "$1/nginx.conf" <<CONF
+worker_processes 2;
+worker_rlimit_nofile $(ulimit -Hn);
+pid $1/nginx.pid;
+error_log $1/logs/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  sendfile on; tcp_nopush on; tcp_nodelay on;
+  keepalive_requests 10000000; keepalive_timeout 120;
+  open_file_cache max=$cache_max inactive=300s; open_file_cache_valid 300s; open_file_cache_errors on;
+  types { application/x-rpm rpm; application/xml xml; application/gzip gz; }
+  server {
+    listen 127.0.0.1:$2;
+    root $3;
+    location /f75/pkg/ {
+      default_type "application/json; charset=utf-8";
+      add_header Access-Control-Allow-Origin "*";
+      add_header Access-Control-Allow-Methods "GET";
+      etag off;
+    }
+    location /repos/ { add_header Cache-Control "public, max-age=60"; }
+  }
+}
+CONF
 }

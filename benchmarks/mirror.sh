@@ -25,9 +25,7 @@ done
 command -v dnf >/dev/null || { echo "benchmarks/mirror.sh needs dnf and dnf-plugins-core" >&2; exit 2; }
 work="${BENCH_WORK:-/tmp/packyard-bench-mirror}"
 mkdir -p "$work" "$(dirname "$out")"
-pids=()
-cleanup() { for p in "${pids[@]:-}"; do kill "$p" 2>/dev/null || true; done; }
-trap cleanup EXIT
+on_exit_stop_servers
 machine_line=$(machine)
 
 start_upstream() { # DIR LATENCY THROTTLE -> sets up_port
@@ -41,18 +39,22 @@ start_upstream() { # DIR LATENCY THROTTLE -> sets up_port
   echo "bench-upstream did not start" >&2; exit 1
 }
 
+mirror_config() { # FILE DATA NAME: one repository mirroring the running upstream, immediate
+  cat > "$1" <<EOF
+data: $2
+repositories:
+  - name: $3
+    upstream: http://127.0.0.1:$up_port/
+    policy: immediate
+EOF
+}
+
 # ------------------------------------------------------------- 1. throttled mirror
 repo="$work/repo-$packages"
 [ -f "$repo/repodata/repomd.xml" ] || "$root/packyard" synth "$repo" --packages "$packages" --payload-size 4096 >&2
 start_upstream "$repo" 100ms 16
 log "upstream on $up_port: 100 ms latency, 429 above 16 in flight"
-cat > "$work/mirror.yaml" <<EOF
-data: $work/data
-repositories:
-  - name: slow
-    upstream: http://127.0.0.1:$up_port/
-    policy: immediate
-EOF
+mirror_config "$work/mirror.yaml" "$work/data" slow
 rm -rf "$work/data"
 s=$(now)
 "$root/packyard" sync --config "$work/mirror.yaml" > "$work/sync.log" 2>&1
@@ -78,13 +80,7 @@ kill "${pids[-1]}" 2>/dev/null || true
 bigrepo="$work/repo-$big"
 [ -f "$bigrepo/repodata/repomd.xml" ] || "$root/packyard" synth "$bigrepo" --packages "$big" --payload-size 512 >&2
 start_upstream "$bigrepo" 0 0
-cat > "$work/big.yaml" <<EOF
-data: $work/data-big
-repositories:
-  - name: big
-    upstream: http://127.0.0.1:$up_port/
-    policy: immediate
-EOF
+mirror_config "$work/big.yaml" "$work/data-big" big
 rm -rf "$work/data-big"
 s=$(now)
 PACKYARD_JAVA_OPTS="-Xmx$heap -XX:+UseParallelGC -Xlog:gc:file=$work/gc.log" \

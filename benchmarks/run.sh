@@ -34,12 +34,7 @@ work="${BENCH_WORK:-/tmp/packyard-bench-suite}"
 mkdir -p "$work" "$(dirname "$out")"
 pk_port=28281 ngx_port=28282
 pk="http://127.0.0.1:$pk_port" ngx="http://127.0.0.1:$ngx_port"
-pids=()
-cleanup() {
-  for p in "${pids[@]:-}"; do kill "$p" 2>/dev/null || true; done
-  [ -f "$work/nginx/nginx.pid" ] && kill "$(cat "$work/nginx/nginx.pid")" 2>/dev/null || true
-}
-trap cleanup EXIT
+on_exit_stop_servers
 started=$(now)
 machine_line=$(machine)
 
@@ -108,34 +103,7 @@ small_href=$(cd "$work/dnf" && find . -name '*.rpm' | sed 's|^\./||' | sort | se
 same() { # PATH: Packyard and nginx answer the same bytes
   cmp -s <(curl -s "$pk$1") <(curl -s "$ngx$1") || { echo "Packyard and nginx bytes differ for $1" >&2; exit 1; }
 }
-mkdir -p "$work/nginx/logs"
-files_limit=$(( $(ulimit -Hn) - 2000 ))
-cache_max=$(( files_limit < 200000 ? files_limit : 200000 ))
-cat > "$work/nginx/nginx.conf" <<EOF
-worker_processes 2;
-worker_rlimit_nofile $(ulimit -Hn);
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/logs/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  sendfile on; tcp_nopush on; tcp_nodelay on;
-  keepalive_requests 10000000; keepalive_timeout 120;
-  open_file_cache max=$cache_max inactive=300s; open_file_cache_valid 300s; open_file_cache_errors on;
-  types { application/x-rpm rpm; application/xml xml; application/gzip gz; }
-  server {
-    listen 127.0.0.1:$ngx_port;
-    root $work/www;
-    location /f75/pkg/ {
-      default_type "application/json; charset=utf-8";
-      add_header Access-Control-Allow-Origin "*";
-      add_header Access-Control-Allow-Methods "GET";
-      etag off;
-    }
-    location /repos/ { add_header Cache-Control "public, max-age=60"; }
-  }
-}
-EOF
+nginx_conf "$work/nginx" "$ngx_port" "$work/www"
 nginx -c "$work/nginx/nginx.conf" -p "$work/nginx" -e "$work/nginx/logs/error.log"
 wait_ready "$ngx/repos/dnf/repodata/repomd.xml"
 sample=$(sed -n 7p "$work/names.txt")
@@ -145,14 +113,6 @@ same "/repos/big/$big_href"
 same "/repos/dnf/$small_href"
 big_bytes=$(stat -c %s "$work/big/$big_href")
 
-cat > "$work/random.lua" <<'EOF'
-local names = {}
-init = function(args)
-  for line in io.lines(args[1]) do names[#names + 1] = line end
-  math.randomseed(os.time() + tonumber(tostring({}):sub(8), 16))
-end
-request = function() return wrk.format("GET", "/f75/pkg/" .. names[math.random(#names)]) end
-EOF
 
 # ---------------------------------------------------------------- measuring
 # wrk_run KEY URL [WRK OPTIONS] [-- SCRIPT ARGS] -> $work/w-KEY.txt; records rps, MB/s, p50, p99
@@ -186,6 +146,14 @@ if r["errors"]:
 print("%.1f %.1f %.3f %.3f %.0f" % (rps, t["mb_per_s"], lat["p50"], lat["p99"], r["generator"]["cpu_percent"] or 0))
 PY
 }
+one_file() { # KEY PATH: one URL, 50 connections, wrk then packyard bench, nginx then Packyard
+  local side u
+  for side in ngx pk; do
+    u=${!side}
+    wrk_run "$1-$side" "$u$2" -c50
+    bench_run "$1-$side" -s file -c50 -u "$u$2"
+  done
+}
 col() { # KEY TOOL FIELD -> the median of that field over the rounds
   awk -v f="$3" '{print $f}' "$work/r-$2-$1" | median
 }
@@ -193,7 +161,7 @@ rm -f "$work"/r-*
 
 log "warm-up: 15 s of /pkg on each server, 5 s of each file"
 for u in "$ngx" "$pk"; do
-  wrk -t2 -c100 -d15s -s "$work/random.lua" "$u" -- "$work/names.txt" > /dev/null
+  wrk -t2 -c100 -d15s -s "$here/random-name.lua" "$u" -- "$work/names.txt" > /dev/null
   wrk -t2 -c50 -d5s "$u/repos/dnf/repodata/repomd.xml" > /dev/null
   wrk -t2 -c50 -d5s "$u/repos/big/$big_href" > /dev/null
 done
@@ -202,21 +170,13 @@ for r in $(seq "$rounds"); do
   log "round $r: mdapi /pkg, random names, 100 connections"
   for side in ngx pk; do
     u=${!side}
-    wrk_run "pkg-$side" "$u" -c100 -s "$work/random.lua" -- "$work/names.txt"
+    wrk_run "pkg-$side" "$u" -c100 -s "$here/random-name.lua" -- "$work/names.txt"
     bench_run "pkg-$side" -s mdapi --routes pkg --names "$work/names.txt" -b f75 -c100 -u "$u/"
   done
   log "round $r: repomd.xml, 50 connections"
-  for side in ngx pk; do
-    u=${!side}
-    wrk_run "repomd-$side" "$u/repos/dnf/repodata/repomd.xml" -c50
-    bench_run "repomd-$side" -s file -c50 -u "$u/repos/dnf/repodata/repomd.xml"
-  done
+  one_file repomd /repos/dnf/repodata/repomd.xml
   log "round $r: a 5 MB package, 50 connections"
-  for side in ngx pk; do
-    u=${!side}
-    wrk_run "big-$side" "$u/repos/big/$big_href" -c50
-    bench_run "big-$side" -s file -c50 -u "$u/repos/big/$big_href"
-  done
+  one_file big "/repos/big/$big_href"
   log "round $r: the dnf scenario, 50 clients"
   bench_run dnf-ngx -s dnf -c50 --packages 5 -u "$ngx/repos/dnf/"
   bench_run dnf-pk -s dnf -c50 --packages 5 --server-pid "$pk_pid" -u "$pk/repos/dnf/"
@@ -224,32 +184,26 @@ done
 # the accuracy of packyard bench against wrk, on nginx: 3 more alternating rounds of each, so the
 # medians are not one run's luck
 saved_seconds=$seconds seconds=6
+acc_wrk() { wrk_run acc-ngx "$ngx/repos/dnf/repodata/repomd.xml" -c50; }
+acc_bench() { bench_run acc-ngx -s file -c50 -u "$ngx/repos/dnf/repodata/repomd.xml"; }
 for r in 1 2 3; do
   log "accuracy round $r: wrk and packyard bench on nginx's repomd.xml, 50 connections"
-  if [ $(( r % 2 )) = 1 ]; then
-    wrk_run acc-ngx "$ngx/repos/dnf/repodata/repomd.xml" -c50
-    bench_run acc-ngx -s file -c50 -u "$ngx/repos/dnf/repodata/repomd.xml"
-  else
-    bench_run acc-ngx -s file -c50 -u "$ngx/repos/dnf/repodata/repomd.xml"
-    wrk_run acc-ngx "$ngx/repos/dnf/repodata/repomd.xml" -c50
-  fi
+  in_turn "$r" acc_wrk acc_bench
 done
 seconds=$saved_seconds
 
 # public against private: a small difference on a noisy machine, so 5 short rounds always, both
 # paths warmed first, the order alternating between rounds
-priv_pair() { # ROUND KIND HREF
-  local pub=("priv-$2-public" "$pk/repos/dnf/$3" -c50) priv=("priv-$2-private" "$pk/repos/dnf-private/$3" -c50 -H "$basic")
-  if [ $(( $1 % 2 )) = 1 ]; then wrk_run "${pub[@]}"; wrk_run "${priv[@]}"; else wrk_run "${priv[@]}"; wrk_run "${pub[@]}"; fi
-}
+priv_public() { wrk_run "priv-$kind-public" "$pk/repos/dnf/$href" -c50; }
+priv_private() { wrk_run "priv-$kind-private" "$pk/repos/dnf-private/$href" -c50 -H "$basic"; }
 wrk -t2 -c50 -d5s -H "$basic" "$pk/repos/dnf-private/repodata/repomd.xml" > /dev/null
 wrk -t2 -c50 -d5s -H "$basic" "$pk/repos/dnf-private/$small_href" > /dev/null
 wrk -t2 -c50 -d5s "$pk/repos/dnf/$small_href" > /dev/null
 saved_seconds=$seconds seconds=6
 for r in 1 2 3 4 5; do
   log "private round $r: the same repository public and private (HTTP Basic with a token), 50 connections"
-  priv_pair "$r" repomd repodata/repomd.xml
-  priv_pair "$r" rpm "$small_href"
+  kind=repomd href=repodata/repomd.xml; in_turn "$r" priv_public priv_private
+  kind=rpm href=$small_href; in_turn "$r" priv_public priv_private
 done
 seconds=$saved_seconds
 
