@@ -10,15 +10,14 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import javax.xml.stream.XMLInputFactory;
 import javax.xml.stream.XMLStreamConstants;
 import javax.xml.stream.XMLStreamException;
 import javax.xml.stream.XMLStreamReader;
+import org.packyard.rpm.Xml;
 
 /** Parses the two documents that name mirrors: a metalink (XML) and a mirrorlist (plain text). */
 final class MirrorLists {
   private static final String REPOMD_SUFFIX = "repodata/repomd.xml";
-  private static final XMLInputFactory XML = newFactory();
 
   private MirrorLists() {}
 
@@ -27,15 +26,6 @@ final class MirrorLists {
    * current repomd.xml may have (the file's own hashes and any alternates); empty when it gives none.
    */
   record Metalink(List<URI> mirrors, Set<String> repomdHashes) {}
-
-  private static XMLInputFactory newFactory() {
-    XMLInputFactory f = new com.fasterxml.aalto.stax.InputFactoryImpl();
-    f.setProperty(XMLInputFactory.SUPPORT_DTD, false); // no DTDs, no external entities (XXE)
-    f.setProperty(XMLInputFactory.IS_SUPPORTING_EXTERNAL_ENTITIES, false);
-    f.setProperty(XMLInputFactory.IS_COALESCING, true);
-    f.setProperty(XMLInputFactory.IS_NAMESPACE_AWARE, true);
-    return f;
-  }
 
   /**
    * Parses a metalink 3.0 (MirrorManager's) or 4.0 (RFC 5854) document: every http(s) {@code <url>}
@@ -47,7 +37,7 @@ final class MirrorLists {
     List<Candidate> found = new ArrayList<>();
     Set<String> hashes = new LinkedHashSet<>();
     try {
-      XMLStreamReader r = XML.createXMLStreamReader(new ByteArrayInputStream(xml));
+      XMLStreamReader r = Xml.open(new ByteArrayInputStream(xml));
       boolean sawRoot = false;
       while (r.hasNext()) {
         if (r.next() != XMLStreamConstants.START_ELEMENT) continue;

@@ -6,8 +6,11 @@ import javax.xml.stream.XMLStreamConstants;
 import javax.xml.stream.XMLStreamException;
 import javax.xml.stream.XMLStreamReader;
 
-/** StAX plumbing shared by the rpm-md parsers: a hardened factory and small reading helpers. */
-final class Xml {
+/**
+ * StAX plumbing shared by the rpm-md parsers and the metalink reader: a hardened factory and small
+ * reading helpers.
+ */
+public final class Xml {
   private static final XMLInputFactory FACTORY = newFactory();
 
   private Xml() {}
@@ -25,7 +28,8 @@ final class Xml {
     return f;
   }
 
-  static XMLStreamReader open(InputStream in) throws XMLStreamException {
+  /** A reader over {@code in} that resolves no DTD and no external entity. */
+  public static XMLStreamReader open(InputStream in) throws XMLStreamException {
     return FACTORY.createXMLStreamReader(in);
   }
 
