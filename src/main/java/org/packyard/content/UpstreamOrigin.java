@@ -43,9 +43,17 @@ final class UpstreamOrigin implements Origin {
 
   /** The snapshot's mirrors; for a snapshot that did not record them, the configured URLs. */
   static List<URI> bases(Served repository) {
-    List<String> recorded = repository.snapshot().manifest().mirrors();
-    if (recorded != null && !recorded.isEmpty()) return recorded.stream().map(URI::create).toList();
-    return repository.config().upstream().mirrors();
+    return bases(repository.config().upstream(), repository.snapshot().manifest().mirrors());
+  }
+
+  /**
+   * The recorded mirrors, {@code file://} ones only when the configured upstream is itself local
+   * (a snapshot recorded from a remote mirrorlist must never make a request read a local tree).
+   */
+  static List<URI> bases(org.packyard.config.Upstream configured, List<String> recorded) {
+    if (recorded == null || recorded.isEmpty()) return configured.mirrors();
+    boolean local = configured.primary().getScheme().equals("file");
+    return recorded.stream().map(URI::create).filter(u -> local || !u.getScheme().equals("file")).toList();
   }
 
   private Future<Response> attempt(Served repository, List<URI> bases, int i, String href, String range, Throwable last) {

@@ -113,6 +113,7 @@ public final class Downloader implements AutoCloseable {
     boolean metalink = up.metalink() != null;
     URI doc = metalink ? up.metalink() : up.mirrorlist();
     String what = (metalink ? "metalink " : "mirrorlist ") + doc;
+    boolean local = doc.getScheme().equals("file"); // only a local list may name local trees
     Dispatcher.Host docHost = host(Upstreams.hostOf(doc), t);
     Retrier.Target target = new Retrier.Target() {
       @Override
@@ -128,10 +129,10 @@ public final class Downloader implements AutoCloseable {
     return retrier.run(what, List.of(target), (x, lease) -> upstreams.fetchDocument(doc, t, MAX_DOCUMENT_BYTES, lease::responded))
         .compose(bytes -> blocking(() -> {
           if (metalink) {
-            MirrorLists.Metalink m = MirrorLists.parseMetalink(bytes, doc.toString());
+            MirrorLists.Metalink m = MirrorLists.parseMetalink(bytes, doc.toString(), local);
             return build(repo, what, m.mirrors(), m.repomdHashes());
           }
-          return build(repo, what, MirrorLists.parseMirrorlist(bytes, doc.toString()), Set.of());
+          return build(repo, what, MirrorLists.parseMirrorlist(bytes, doc.toString(), local), Set.of());
         }));
   }
 

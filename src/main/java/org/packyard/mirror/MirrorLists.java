@@ -30,9 +30,11 @@ final class MirrorLists {
   /**
    * Parses a metalink 3.0 (MirrorManager's) or 4.0 (RFC 5854) document: every http(s) {@code <url>}
    * ending in {@code repodata/repomd.xml}, ordered by {@code preference} (higher first) or {@code
-   * priority} (lower first), with that suffix stripped to give the base URL.
+   * priority} (lower first), with that suffix stripped to give the base URL. {@code file://} URLs
+   * count only when {@code local} (the metalink itself was read from a local file): a document
+   * from a remote host must never make Packyard read local trees.
    */
-  static Metalink parseMetalink(byte[] xml, String where) {
+  static Metalink parseMetalink(byte[] xml, String where, boolean local) {
     record Candidate(URI base, int rank, int order) {}
     List<Candidate> found = new ArrayList<>();
     Set<String> hashes = new LinkedHashSet<>();
@@ -55,7 +57,7 @@ final class MirrorLists {
           String prio = attr(r, "priority");
           String text = r.getElementText().trim();
           URI u = base(text);
-          if (u == null || !(u.getScheme().equals("http") || u.getScheme().equals("https"))) continue;
+          if (u == null || !allowed(u, local)) continue;
           if (protocol != null && !protocol.equals(u.getScheme())) continue;
           int rank = pref != null ? -number(pref) : prio != null ? number(prio) : 0;
           found.add(new Candidate(u, rank, found.size()));
@@ -68,27 +70,37 @@ final class MirrorLists {
     List<URI> mirrors = found.stream()
         .sorted(Comparator.comparingInt(Candidate::rank).thenComparingInt(Candidate::order))
         .map(Candidate::base).distinct().toList();
-    if (mirrors.isEmpty()) throw new UpstreamException(where + ": metalink lists no http(s) mirror of repodata/repomd.xml");
+    if (mirrors.isEmpty()) {
+      throw new UpstreamException(where + ": metalink lists no " + (local ? "http(s) or file" : "http(s)") + " mirror of repodata/repomd.xml");
+    }
     return new Metalink(mirrors, Set.copyOf(hashes));
   }
 
   /**
    * Parses a mirrorlist: one base URL per line, blank lines and {@code #} comments skipped; a line
-   * ending in {@code repodata/repomd.xml} is taken as that file's URL.
+   * ending in {@code repodata/repomd.xml} is taken as that file's URL. A {@code file://} line is
+   * refused unless {@code local} (the list itself was read from a local file).
    */
-  static List<URI> parseMirrorlist(byte[] text, String where) {
+  static List<URI> parseMirrorlist(byte[] text, String where, boolean local) {
     List<URI> out = new ArrayList<>();
     for (String line : new String(text, StandardCharsets.UTF_8).split("\r?\n")) {
       String l = line.strip();
       if (l.isEmpty() || l.startsWith("#")) continue;
       URI u = base(l);
-      if (u == null || !(u.getScheme().equals("http") || u.getScheme().equals("https") || u.getScheme().equals("file"))) {
-        throw new UpstreamException(where + ": not a mirror URL: " + l);
+      if (u != null && u.getScheme().equals("file") && !local) {
+        throw new UpstreamException(where + ": a remote mirrorlist may name only http(s) mirrors, got: " + l);
       }
+      if (u == null || !allowed(u, local)) throw new UpstreamException(where + ": not a mirror URL: " + l);
       if (!out.contains(u)) out.add(u);
     }
     if (out.isEmpty()) throw new UpstreamException(where + ": mirrorlist lists no mirrors");
     return List.copyOf(out);
+  }
+
+  /** http(s) always; file only from a local document. */
+  private static boolean allowed(URI u, boolean local) {
+    String s = u.getScheme();
+    return s.equals("http") || s.equals("https") || (local && s.equals("file"));
   }
 
   /** The base URL (ending in '/') of a repository URL or of its repodata/repomd.xml; null if malformed. */

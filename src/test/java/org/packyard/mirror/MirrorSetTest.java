@@ -64,7 +64,7 @@ class MirrorSetTest {
 
   @Test
   void metalink_mirrorManagerStyle_httpMirrorsByPreference_suffixStripped_hashesKept() {
-    MirrorLists.Metalink m = MirrorLists.parseMetalink(FEDORA_METALINK.getBytes(StandardCharsets.UTF_8), "ml");
+    MirrorLists.Metalink m = MirrorLists.parseMetalink(FEDORA_METALINK.getBytes(StandardCharsets.UTF_8), "ml", false);
     assertThat(m.mirrors()).containsExactly(
         URI.create("https://mirror.de.example/pub/fedora/os/"),
         URI.create("http://mirror.fr.example/fedora/os/"),
@@ -87,18 +87,18 @@ class MirrorSetTest {
           </file>
         </metalink>
         """;
-    MirrorLists.Metalink m = MirrorLists.parseMetalink(v4.getBytes(StandardCharsets.UTF_8), "ml");
+    MirrorLists.Metalink m = MirrorLists.parseMetalink(v4.getBytes(StandardCharsets.UTF_8), "ml", false);
     assertThat(m.mirrors()).containsExactly(URI.create("https://a.example/os/"), URI.create("https://b.example/os/"));
     assertThat(m.repomdHashes()).containsExactly("sha256:cccc000000000000000000000000000000000000000000000000000000000003");
   }
 
   @Test
   void metalink_notAMetalinkOrNoMirrors_refusedNamingTheUrl() {
-    assertThatThrownBy(() -> MirrorLists.parseMetalink("<html/>".getBytes(StandardCharsets.UTF_8), "https://ml.example/x"))
+    assertThatThrownBy(() -> MirrorLists.parseMetalink("<html/>".getBytes(StandardCharsets.UTF_8), "https://ml.example/x", false))
         .hasMessageContaining("https://ml.example/x").hasMessageContaining("<html>");
-    assertThatThrownBy(() -> MirrorLists.parseMetalink("<metalink><files/></metalink>".getBytes(StandardCharsets.UTF_8), "u"))
+    assertThatThrownBy(() -> MirrorLists.parseMetalink("<metalink><files/></metalink>".getBytes(StandardCharsets.UTF_8), "u", false))
         .hasMessageContaining("lists no http(s) mirror");
-    assertThatThrownBy(() -> MirrorLists.parseMetalink("<metalink><unclosed>".getBytes(StandardCharsets.UTF_8), "u"))
+    assertThatThrownBy(() -> MirrorLists.parseMetalink("<metalink><unclosed>".getBytes(StandardCharsets.UTF_8), "u", false))
         .hasMessageContaining("malformed metalink");
   }
 
@@ -106,23 +106,66 @@ class MirrorSetTest {
   void metalink_externalEntities_notResolved() {
     String xxe = "<?xml version=\"1.0\"?><!DOCTYPE m [<!ENTITY x SYSTEM \"file:///etc/passwd\">]>"
         + "<metalink><url>https://a.example/&x;/repodata/repomd.xml</url></metalink>";
-    assertThatThrownBy(() -> MirrorLists.parseMetalink(xxe.getBytes(StandardCharsets.UTF_8), "u")).isInstanceOf(UpstreamException.class);
+    assertThatThrownBy(() -> MirrorLists.parseMetalink(xxe.getBytes(StandardCharsets.UTF_8), "u", false)).isInstanceOf(UpstreamException.class);
   }
 
   @Test
   void mirrorlist_oneUrlPerLine_commentsAndBlanksSkipped() {
     String text = "# mirrors for fedora 41\n\nhttps://a.example/os/\r\nhttp://b.example/os\n  # indented comment\n"
         + "https://c.example/os/repodata/repomd.xml\nhttps://a.example/os/\n";
-    assertThat(MirrorLists.parseMirrorlist(text.getBytes(StandardCharsets.UTF_8), "ml")).containsExactly(
+    assertThat(MirrorLists.parseMirrorlist(text.getBytes(StandardCharsets.UTF_8), "ml", false)).containsExactly(
         URI.create("https://a.example/os/"), URI.create("http://b.example/os/"), URI.create("https://c.example/os/"));
   }
 
   @Test
   void mirrorlist_badLinesOrEmpty_refusedShowingThem() {
-    assertThatThrownBy(() -> MirrorLists.parseMirrorlist("ftp://x.example/os/\n".getBytes(StandardCharsets.UTF_8), "ml"))
+    assertThatThrownBy(() -> MirrorLists.parseMirrorlist("ftp://x.example/os/\n".getBytes(StandardCharsets.UTF_8), "ml", false))
         .hasMessageContaining("not a mirror URL: ftp://x.example/os/");
-    assertThatThrownBy(() -> MirrorLists.parseMirrorlist("# nothing\n".getBytes(StandardCharsets.UTF_8), "https://ml.example/l"))
+    assertThatThrownBy(() -> MirrorLists.parseMirrorlist("# nothing\n".getBytes(StandardCharsets.UTF_8), "https://ml.example/l", false))
         .hasMessageContaining("https://ml.example/l: mirrorlist lists no mirrors");
+  }
+
+  @Test
+  void mirrorlist_remoteNamesFileMirror_refused_localListMay() {
+    byte[] text = "https://a.example/os/\nfile:///srv/other-repo/\n".getBytes(StandardCharsets.UTF_8);
+    assertThatThrownBy(() -> MirrorLists.parseMirrorlist(text, "https://ml.example/l", false))
+        .isInstanceOf(UpstreamException.class)
+        .hasMessageContaining("https://ml.example/l: a remote mirrorlist may name only http(s) mirrors, got: file:///srv/other-repo/");
+    assertThat(MirrorLists.parseMirrorlist(text, "file:///etc/packyard/ml", true))
+        .containsExactly(URI.create("https://a.example/os/"), URI.create("file:///srv/other-repo/"));
+  }
+
+  @Test
+  void metalink_remoteFileUrlsSkipped_localMetalinkMay() {
+    String xml = "<metalink><files><file name=\"repomd.xml\"><resources>"
+        + "<url protocol=\"file\" preference=\"100\">file:///srv/other-repo/repodata/repomd.xml</url>"
+        + "<url protocol=\"https\" preference=\"90\">https://a.example/os/repodata/repomd.xml</url>"
+        + "</resources></file></files></metalink>";
+    byte[] b = xml.getBytes(StandardCharsets.UTF_8);
+    assertThat(MirrorLists.parseMetalink(b, "https://ml.example/m", false).mirrors()).containsExactly(URI.create("https://a.example/os/"));
+    assertThat(MirrorLists.parseMetalink(b, "file:///etc/m", true).mirrors())
+        .containsExactly(URI.create("file:///srv/other-repo/"), URI.create("https://a.example/os/"));
+    String onlyFile = "<metalink><url>file:///srv/other-repo/repodata/repomd.xml</url></metalink>";
+    assertThatThrownBy(() -> MirrorLists.parseMetalink(onlyFile.getBytes(StandardCharsets.UTF_8), "https://ml.example/m", false))
+        .hasMessageContaining("metalink lists no http(s) mirror");
+  }
+
+  @Test
+  void sync_remoteMirrorlistNamingALocalTree_refusedNothingRead_localListMay() throws Exception {
+    RepoWriter.Written local = tree("local", "foo");
+    Path mlDir = Files.createDirectories(tmp.resolve("ml"));
+    Files.writeString(mlDir.resolve("mirrorlist"), local.root().toUri() + "\n");
+    FakeUpstream remote = serve(mlDir, Duration.ZERO);
+    Mirroring m = mirroring();
+    RepositoryConfig viaRemote = new RepositoryConfig("r", new Upstream(List.of(), null, URI.create(remote.uri() + "mirrorlist")),
+        Policy.IMMEDIATE, null, null, null, null, null, null);
+    assertThatThrownBy(() -> m.sync(viaRemote)).hasMessageContaining("a remote mirrorlist may name only http(s) mirrors");
+    assertThat(m.current("r")).isEmpty();
+    assertThat(m.fs.has(Checksum.sha256Hex(Files.readAllBytes(local.root().resolve("repodata/repomd.xml"))))).isFalse();
+
+    RepositoryConfig viaFile = new RepositoryConfig("l", new Upstream(List.of(), null, mlDir.resolve("mirrorlist").toUri()),
+        Policy.IMMEDIATE, null, null, null, null, null, null);
+    assertThat(m.sync(viaFile).snapshot().manifest().packages()).isEqualTo(1);
   }
 
   private FakeUpstream serve(Path root, Duration latency) throws Exception {
