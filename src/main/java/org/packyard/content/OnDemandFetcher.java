@@ -33,9 +33,11 @@ import org.packyard.store.BlobStore;
  * size and checksum are verified: on a mismatch nothing is stored and every client connection is
  * reset, so no client ever completes a body with bad data.
  *
- * <p>HEAD is answered from the metadata alone; a Range request is passed to the upstream as a
- * Range request (when the upstream answers 200 instead, the full download runs and the range is
- * served from it).
+ * <p>HEAD is answered from the metadata alone. A Range request joins (or starts) the same
+ * whole-file flight, counted against the same limit, and is served from the flight's bytes with
+ * the same rule: the last byte of the range is held back until the whole file is verified. So no
+ * client completes a range of bytes that were never verified, and an upstream that answers ranges
+ * with other bytes than the file's cannot reach a client.
  */
 final class OnDemandFetcher implements ContentRoutes.OnDemand {
   private static final Logger LOG = Logger.getLogger(OnDemandFetcher.class.getName());
@@ -81,10 +83,6 @@ final class OnDemandFetcher implements ContentRoutes.OnDemand {
       resp.end();
       return;
     }
-    if (range.partial() && !flights.containsKey(key(file))) {
-      proxyRange(ctx, served, file, range);
-      return;
-    }
     Flight f = flights.get(key(file));
     if (f == null) {
       if (flights.size() >= MAX_FLIGHTS) throw HttpError.unavailable("too many files being fetched upstream; retry shortly");
@@ -100,29 +98,6 @@ final class OnDemandFetcher implements ContentRoutes.OnDemand {
 
   private static String key(TreeFile f) {
     return f.checksum().toString();
-  }
-
-  /** A range of a file not stored yet: ask upstream for just that range, store nothing. */
-  private void proxyRange(RoutingContext ctx, Served served, TreeFile file, ByteRange range) {
-    HttpServerResponse resp = ctx.response();
-    String header = "bytes=" + range.start() + "-" + range.end();
-    origin.get(served, file.href(), header).onSuccess(up -> {
-      if (up.status() != 206) { // upstream ignores ranges: fetch it whole once, then serve the range
-        up.abort().run();
-        Flight f = flights.computeIfAbsent(key(file), k -> {
-          Flight n = new Flight(served, file);
-          n.start();
-          return n;
-        });
-        f.subscribe(ctx, range);
-        return;
-      }
-      resp.setStatusCode(206);
-      resp.headers().set(HttpHeaders.CONTENT_RANGE, up.contentRange() != null ? up.contentRange()
-          : "bytes " + range.start() + "-" + range.end() + "/" + file.size());
-      resp.headers().set(HttpHeaders.CONTENT_LENGTH, Long.toString(range.length()));
-      up.body().pipeTo(resp).onFailure(e -> resp.reset());
-    }).onFailure(e -> fail(ctx, file, e));
   }
 
   private static void fail(RoutingContext ctx, TreeFile file, Throwable e) {
@@ -182,7 +157,7 @@ final class OnDemandFetcher implements ContentRoutes.OnDemand {
             synchronized (this) {
               out = f;
             }
-            return origin.get(served, file.href(), null);
+            return origin.get(served, file.href());
           })
           .onSuccess(this::consume)
           .onFailure(this::finish);
@@ -378,8 +353,8 @@ final class OnDemandFetcher implements ContentRoutes.OnDemand {
             if (in != null) in.close();
           });
         }
-        // Until verified, never send the file's last byte: a client must not complete bad data.
-        long limit = Math.min(to, st.verified() ? file.size() : Math.min(st.written(), file.size() - 1));
+        // Until the file is verified, never send the last byte asked for: no client completes bad data.
+        long limit = st.verified() ? to : Math.min(st.written(), to - 1);
         if (sent >= limit) {
           if (sent == to && st.verified()) {
             if (in != null) in.close();

@@ -32,13 +32,13 @@ final class UpstreamOrigin implements Origin {
   }
 
   @Override
-  public Future<Response> get(Served repository, String href, String range) {
+  public Future<Response> get(Served repository, String href) {
     Upstream.checkHref(href);
     List<URI> bases = bases(repository);
     if (bases.isEmpty()) {
       return Future.failedFuture(new UpstreamException(repository.name() + ": no mirror is known for this snapshot; sync it again"));
     }
-    return attempt(repository, bases, 0, href, range, null);
+    return attempt(repository, bases, 0, href, null);
   }
 
   /** The snapshot's mirrors; for a snapshot that did not record them, the configured URLs. */
@@ -56,49 +56,35 @@ final class UpstreamOrigin implements Origin {
     return recorded.stream().map(URI::create).filter(u -> local || !u.getScheme().equals("file")).toList();
   }
 
-  private Future<Response> attempt(Served repository, List<URI> bases, int i, String href, String range, Throwable last) {
+  private Future<Response> attempt(Served repository, List<URI> bases, int i, String href, Throwable last) {
     if (i == bases.size()) return Future.failedFuture(last);
-    return from(repository, bases.get(i), href, range).recover(e -> {
-      // an unsatisfiable range is the file's answer, not the mirror's failure
-      if (e instanceof UpstreamException u && u.status() == 416) return Future.failedFuture(e);
-      return attempt(repository, bases, i + 1, href, range, e);
-    });
+    return from(repository, bases.get(i), href).recover(e -> attempt(repository, bases, i + 1, href, e));
   }
 
-  private Future<Response> from(Served repository, URI base, String href, String range) {
-    if (base.getScheme().equals("file")) return file(Path.of(base).resolve(href).normalize(), Path.of(base), range);
+  private Future<Response> from(Served repository, URI base, String href) {
+    if (base.getScheme().equals("file")) return file(Path.of(base).resolve(href).normalize(), Path.of(base));
     String url = base.resolve(href).toString();
     RequestOptions opts = new RequestOptions().setMethod(HttpMethod.GET).setAbsoluteURI(url).setIdleTimeout(60_000)
         .putHeader(HttpHeaders.USER_AGENT, Version.userAgent());
-    if (range != null) opts.putHeader("Range", range);
     HttpClient client = upstreams.client(repository.config().transfer());
     return client.request(opts).compose(req -> req.send()).compose(resp -> {
-      if (resp.statusCode() != 200 && resp.statusCode() != 206) {
+      if (resp.statusCode() != 200) {
         resp.end();
         return Future.failedFuture(new UpstreamException(url + ": HTTP " + resp.statusCode(), resp.statusCode(), null));
       }
       resp.pause();
       String len = resp.getHeader(HttpHeaders.CONTENT_LENGTH);
-      return Future.succeededFuture(new Response(resp.statusCode(), resp.getHeader(HttpHeaders.CONTENT_RANGE),
-          len == null ? -1 : Long.parseLong(len), resp, () -> resp.request().reset()));
+      return Future.succeededFuture(new Response(len == null ? -1 : Long.parseLong(len), resp, () -> resp.request().reset()));
     });
   }
 
-  private Future<Response> file(Path p, Path root, String range) {
+  private Future<Response> file(Path p, Path root) {
     if (!p.startsWith(root)) return Future.failedFuture(new UpstreamException("href outside the repository: " + p));
-    return vertx.fileSystem().props(p.toString()).compose(props -> {
-      long size = props.size();
-      ByteRange r = ByteRange.parse(range, size);
-      if (r == ByteRange.UNSATISFIABLE) return Future.failedFuture(new UpstreamException(p + ": range not satisfiable", 416, null));
-      return vertx.fileSystem().open(p.toString(), new OpenOptions().setRead(true)).map(f -> {
-        AsyncFile file = f;
-        file.pause();
-        if (r.partial()) {
-          file.setReadPos(r.start()).setReadLength(r.length());
-          return new Response(206, "bytes " + r.start() + "-" + r.end() + "/" + size, r.length(), file, file::close);
-        }
-        return new Response(200, null, size, file, file::close);
-      });
-    });
+    return vertx.fileSystem().props(p.toString()).compose(props -> vertx.fileSystem()
+        .open(p.toString(), new OpenOptions().setRead(true)).map(f -> {
+          AsyncFile file = f;
+          file.pause();
+          return new Response(props.size(), file, file::close);
+        }));
   }
 }

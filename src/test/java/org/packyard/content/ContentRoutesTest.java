@@ -198,17 +198,86 @@ class ContentRoutesTest {
   }
 
   @Test
-  void onDemand_headAndRangeDoNotForceAFullDownload() throws Exception {
+  void onDemand_head_answeredFromTheMetadata() throws Exception {
     HttpResponse<byte[]> head = http.send(HttpRequest.newBuilder(URI.create(server.base() + "/repos/lazy/" + BIG.href()))
         .method("HEAD", HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofByteArray());
     assertThat(head.statusCode()).isEqualTo(200);
     assertThat(head.headers().firstValue("content-length")).hasValue(String.valueOf(BIG.payload().length));
     assertThat(origin.count(BIG.href())).isZero();
+  }
+
+  @Test
+  void onDemand_range_servedFromTheVerifiedWholeFile_upstreamRangesNeverRelayed() throws Exception {
+    origin.corruptRanges = true; // an upstream whose ranges are not the file's bytes
     HttpResponse<byte[]> part = get("/repos/lazy/" + BIG.href(), "Range", "bytes=100-199");
     assertThat(part.statusCode()).isEqualTo(206);
+    assertThat(part.headers().firstValue("content-range")).hasValue("bytes 100-199/" + BIG.payload().length);
     assertThat(part.body()).isEqualTo(Arrays.copyOfRange(BIG.payload(), 100, 200));
-    assertThat(origin.ranges.get()).isEqualTo(1);
-    assertThat(origin.fullGets.get()).isZero();
+    assertThat(origin.ranges.get()).isZero();
+    assertThat(origin.fullGets.get()).isEqualTo(1);
+    // the verified file was stored: later requests, ranged or not, never go upstream again
+    assertThat(get("/repos/lazy/" + BIG.href(), "Range", "bytes=-10").body())
+        .isEqualTo(Arrays.copyOfRange(BIG.payload(), BIG.payload().length - 10, BIG.payload().length));
+    assertThat(get("/repos/lazy/" + BIG.href()).body()).isEqualTo(BIG.payload());
+    assertThat(origin.count(BIG.href())).isEqualTo(1);
+  }
+
+  @Test
+  void onDemand_range_corruptUpstreamFile_rangeNeverCompletes_nothingStored() throws Exception {
+    origin.corrupt = true;
+    for (String range : List.of("bytes=0-99", "bytes=100-199", "bytes=-10")) {
+      try {
+        HttpResponse<byte[]> r = get("/repos/lazy/" + BIG.href(), "Range", range);
+        assertThat(r.statusCode()).as("%s of a file that failed verification", range).isEqualTo(503);
+      } catch (java.io.IOException reset) {
+        // the connection was reset after some bytes: the client cannot take them as the range
+      }
+    }
+    assertThat(origin.ranges.get()).isZero();
+    origin.corrupt = false;
+    HttpResponse<byte[]> retry = get("/repos/lazy/" + BIG.href(), "Range", "bytes=100-199");
+    assertThat(retry.statusCode()).isEqualTo(206);
+    assertThat(retry.body()).isEqualTo(Arrays.copyOfRange(BIG.payload(), 100, 200));
+  }
+
+  @Test
+  void onDemand_rangeRequests_countAgainstTheFlightLimit() throws Exception {
+    List<Pkg> many = new ArrayList<>();
+    for (int i = 0; i <= OnDemandFetcher.MAX_FLIGHTS; i++) many.add(Pkg.withPayload("p" + i, "1.0-1", 64));
+    RepoWriter.Written w = new RepoWriter().packages(many).write(tmp.resolve("many"));
+    CompletableFuture<Void> release = new CompletableFuture<>();
+    try (Origin slow = Origin.start(w.root());
+        TestServer two = TestServer.start(tmp.resolve("data3"), List.of(new RepositoryConfig("many", slow.uri(),
+            Policy.ON_DEMAND, null, Channel.RELEASE, null, Access.PUBLIC)))) {
+      two.syncAll();
+      slow.holdAfterHalf = release;
+      List<CompletableFuture<HttpResponse<byte[]>>> held = new ArrayList<>();
+      for (Pkg p : many.subList(0, OnDemandFetcher.MAX_FLIGHTS)) {
+        held.add(http.sendAsync(HttpRequest.newBuilder(URI.create(two.base() + "/repos/many/" + p.href()))
+            .header("Range", "bytes=0-9").build(), HttpResponse.BodyHandlers.ofByteArray()));
+      }
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (!two.get("/metrics").body().contains("packyard_ondemand_flights " + OnDemandFetcher.MAX_FLIGHTS)) {
+        assertThat(System.nanoTime()).as("flights in progress").isLessThan(deadline);
+        Thread.sleep(20);
+      }
+      Pkg last = many.get(OnDemandFetcher.MAX_FLIGHTS);
+      HttpResponse<byte[]> refused = http.send(HttpRequest.newBuilder(URI.create(two.base() + "/repos/many/" + last.href()))
+          .header("Range", "bytes=0-9").build(), HttpResponse.BodyHandlers.ofByteArray());
+      assertThat(refused.statusCode()).isEqualTo(503);
+      assertThat(new String(refused.body())).contains("too many files being fetched upstream");
+      release.complete(null);
+      // 64 verified files are stored (each fsynced) before the ranges complete: generous on a busy disk
+      CompletableFuture.allOf(held.toArray(CompletableFuture[]::new)).get(180, TimeUnit.SECONDS);
+      for (int i = 0; i < held.size(); i++) {
+        HttpResponse<byte[]> r = held.get(i).get();
+        assertThat(r.statusCode()).isEqualTo(206);
+        assertThat(r.body()).isEqualTo(Arrays.copyOfRange(many.get(i).payload(), 0, 10));
+      }
+      assertThat(slow.ranges.get()).isZero();
+    } finally {
+      release.complete(null);
+    }
   }
 
   @Test
@@ -293,6 +362,8 @@ class ContentRoutesTest {
     final AtomicInteger fullGets = new AtomicInteger();
     volatile CompletableFuture<Void> holdAfterHalf;
     volatile boolean corrupt;
+    /** Answers a Range request with bytes that are not the file's. */
+    volatile boolean corruptRanges;
     volatile boolean refusePackages;
     HttpServer server;
 
@@ -323,8 +394,10 @@ class ContentRoutesTest {
           o.ranges.incrementAndGet();
           String[] se = range.substring("bytes=".length()).split("-");
           int s = Integer.parseInt(se[0]), e = Integer.parseInt(se[1]);
+          byte[] slice = Arrays.copyOfRange(all, s, e + 1);
+          if (o.corruptRanges) slice[0] ^= 0x5a;
           req.response().setStatusCode(206).putHeader("Content-Range", "bytes " + s + "-" + e + "/" + all.length)
-              .end(Buffer.buffer(Arrays.copyOfRange(all, s, e + 1)));
+              .end(Buffer.buffer(slice));
           return;
         }
         if (href.endsWith(".rpm")) o.fullGets.incrementAndGet();
