@@ -22,6 +22,7 @@ import org.packyard.catalog.Catalog;
 import org.packyard.content.ContentRoutes;
 import org.packyard.catalog.Served;
 import org.packyard.config.PackyardConfig;
+import org.packyard.config.Redact;
 import org.packyard.config.RepositoryConfig;
 import org.packyard.mdapi.MdapiRoutes;
 import org.packyard.mirror.SyncListener;
@@ -173,7 +174,7 @@ public final class PackyardServer implements AutoCloseable {
     syncer.sync(r, SyncListener.NONE)
         .onSuccess(res -> LOG.info("sync " + r.name() + ": " + res.outcome().name().toLowerCase(java.util.Locale.ROOT)
             + " " + res.snapshot().id() + " in " + res.millis() + " ms"))
-        .onFailure(e -> LOG.log(Level.WARNING, "sync failed: " + e.getMessage()));
+        .onFailure(e -> LOG.log(Level.WARNING, "sync failed: " + Redact.text(e.getMessage())));
   }
 
   public int port() {
