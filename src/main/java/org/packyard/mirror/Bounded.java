@@ -5,8 +5,8 @@ import io.vertx.core.Promise;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 /** Runs asynchronous work over a list with at most N in flight. */
@@ -15,7 +15,8 @@ final class Bounded {
 
   /**
    * Applies {@code fn} to every item, at most {@code limit} at once, and completes with the results
-   * in input order; fails with the first failure (no new work starts after it).
+   * in input order; fails with the first failure, no new work starting after it, once the work
+   * already started has ended (so a failed sync leaves no download running, nor its temp file).
    */
   static <T, R> Future<List<R>> forEach(List<T> items, int limit, Function<T, Future<R>> fn) {
     Promise<List<R>> done = Promise.promise();
@@ -23,11 +24,16 @@ final class Bounded {
     List<R> results = Collections.synchronizedList(new ArrayList<>(Collections.nCopies(items.size(), null)));
     AtomicInteger next = new AtomicInteger();
     AtomicInteger finished = new AtomicInteger();
-    AtomicBoolean failed = new AtomicBoolean();
+    AtomicInteger running = new AtomicInteger();
+    AtomicReference<Throwable> failure = new AtomicReference<>();
     Runnable[] launch = new Runnable[1];
     launch[0] = () -> {
-      int i = next.getAndIncrement();
-      if (i >= items.size() || failed.get()) return;
+      running.incrementAndGet(); // before the check: a failure seen below cannot end the run under us
+      int i = failure.get() != null ? items.size() : next.getAndIncrement();
+      if (i >= items.size()) {
+        if (running.decrementAndGet() == 0 && failure.get() != null) done.tryFail(failure.get());
+        return;
+      }
       Future<R> f;
       try {
         f = fn.apply(items.get(i));
@@ -35,13 +41,16 @@ final class Bounded {
         f = Future.failedFuture(e);
       }
       f.onComplete(ar -> {
-        if (ar.failed()) {
-          if (failed.compareAndSet(false, true)) done.tryFail(ar.cause());
-          return;
+        if (ar.failed()) failure.compareAndSet(null, ar.cause());
+        else results.set(i, ar.result());
+        boolean last = running.decrementAndGet() == 0;
+        if (failure.get() != null) {
+          if (last) done.tryFail(failure.get());
+        } else if (finished.incrementAndGet() == items.size()) {
+          done.tryComplete(new ArrayList<>(results));
+        } else {
+          launch[0].run();
         }
-        results.set(i, ar.result());
-        if (finished.incrementAndGet() == items.size()) done.tryComplete(new ArrayList<>(results));
-        else launch[0].run();
       });
     };
     for (int k = 0; k < Math.min(limit, items.size()); k++) launch[0].run();

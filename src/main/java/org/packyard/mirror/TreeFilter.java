@@ -22,7 +22,6 @@ import java.util.zip.GZIPOutputStream;
 import javax.xml.stream.XMLEventFactory;
 import javax.xml.stream.XMLEventReader;
 import javax.xml.stream.XMLEventWriter;
-import javax.xml.stream.XMLInputFactory;
 import javax.xml.stream.XMLOutputFactory;
 import javax.xml.stream.XMLStreamException;
 import javax.xml.stream.events.Attribute;
@@ -127,11 +126,7 @@ final class TreeFilter {
 
   /** Copies the document, dropping {@code <package>} elements whose pkgid is not kept, and fixing packages="N". */
   private static void copyKept(InputStream in, OutputStream out, Set<String> kept) throws XMLStreamException, IOException {
-    XMLInputFactory inf = new com.fasterxml.aalto.stax.InputFactoryImpl();
-    inf.setProperty(XMLInputFactory.SUPPORT_DTD, false);
-    inf.setProperty(XMLInputFactory.IS_SUPPORTING_EXTERNAL_ENTITIES, false);
-    inf.setProperty(XMLInputFactory.IS_COALESCING, true);
-    XMLEventReader r = inf.createXMLEventReader(in);
+    XMLEventReader r = org.packyard.rpm.Xml.openEvents(in);
     XMLEventWriter w = XMLOutputFactory.newInstance().createXMLEventWriter(out, "UTF-8");
     XMLEventFactory ev = XMLEventFactory.newInstance();
     int depth = 0; // open elements after the current event

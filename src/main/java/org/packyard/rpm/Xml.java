@@ -1,14 +1,19 @@
 package org.packyard.rpm;
 
 import java.io.InputStream;
+import javax.xml.stream.XMLEventReader;
 import javax.xml.stream.XMLInputFactory;
 import javax.xml.stream.XMLStreamConstants;
 import javax.xml.stream.XMLStreamException;
 import javax.xml.stream.XMLStreamReader;
+import javax.xml.stream.util.StreamReaderDelegate;
 
 /**
- * StAX plumbing shared by the rpm-md parsers and the metalink reader: a hardened factory and small
- * reading helpers.
+ * StAX plumbing shared by every XML reader (the rpm-md parsers, the tree filter, the metalink
+ * reader): one hardened factory and small reading helpers. A document with a DOCTYPE is refused
+ * outright (rpm-md and metalinks never have one), so no entity of any kind, internal, external or
+ * parameter, is ever declared, let alone expanded or fetched; the factory is also told to resolve
+ * no DTD and no external entity, should a DTD ever get past that check.
  */
 public final class Xml {
   private static final XMLInputFactory FACTORY = newFactory();
@@ -28,9 +33,30 @@ public final class Xml {
     return f;
   }
 
-  /** A reader over {@code in} that resolves no DTD and no external entity. */
+  /** A reader over {@code in} that refuses a DOCTYPE and resolves no DTD and no external entity. */
   public static XMLStreamReader open(InputStream in) throws XMLStreamException {
-    return FACTORY.createXMLStreamReader(in);
+    return new NoDtd(FACTORY.createXMLStreamReader(in));
+  }
+
+  /** The same, as events (for copying a document). */
+  public static XMLEventReader openEvents(InputStream in) throws XMLStreamException {
+    return FACTORY.createXMLEventReader(open(in));
+  }
+
+  /** Fails at a DOCTYPE, before anything it declares can be used. */
+  private static final class NoDtd extends StreamReaderDelegate {
+    NoDtd(XMLStreamReader r) {
+      super(r);
+    }
+
+    @Override
+    public int next() throws XMLStreamException {
+      int ev = super.next();
+      if (ev == XMLStreamConstants.DTD) {
+        throw new XMLStreamException("a DOCTYPE is not allowed here (no DTDs or entities in rpm-md and metalinks)", getLocation());
+      }
+      return ev;
+    }
   }
 
   /** Reads the text of the current element up to its end tag; empty text becomes null. */

@@ -103,13 +103,6 @@ class MirrorSetTest {
   }
 
   @Test
-  void metalink_externalEntities_notResolved() {
-    String xxe = "<?xml version=\"1.0\"?><!DOCTYPE m [<!ENTITY x SYSTEM \"file:///etc/passwd\">]>"
-        + "<metalink><url>https://a.example/&x;/repodata/repomd.xml</url></metalink>";
-    assertThatThrownBy(() -> MirrorLists.parseMetalink(xxe.getBytes(StandardCharsets.UTF_8), "u", false)).isInstanceOf(UpstreamException.class);
-  }
-
-  @Test
   void mirrorlist_oneUrlPerLine_commentsAndBlanksSkipped() {
     String text = "# mirrors for fedora 41\n\nhttps://a.example/os/\r\nhttp://b.example/os\n  # indented comment\n"
         + "https://c.example/os/repodata/repomd.xml\nhttps://a.example/os/\n";

@@ -45,19 +45,6 @@ class ParsersTest {
   }
 
   @Test
-  void externalEntities_areNeverResolved() {
-    String xml = "<?xml version=\"1.0\"?><!DOCTYPE metadata [<!ENTITY x SYSTEM \"file:///etc/passwd\">]>"
-        + "<metadata><package><name>&x;</name><checksum>a</checksum><location href=\"a\"/></package></metadata>";
-    List<PackageMeta> out = new ArrayList<>();
-    try {
-      PrimaryParser.parse(in(xml), out::add);
-    } catch (RpmMdException e) {
-      return; // refusing the document is fine
-    }
-    assertThat(out).allSatisfy(p -> assertThat(p.name()).doesNotContain("root:"));
-  }
-
-  @Test
   void wrongRootOrGarbage_failsWithReason() {
     assertThatThrownBy(() -> PrimaryParser.parse(in("<filelists/>"), p -> {})).hasMessageContaining("expected <metadata>");
     assertThatThrownBy(() -> PrimaryParser.parse(in("\u0000\u0001garbage"), p -> {})).hasMessageContaining("malformed XML");

@@ -60,15 +60,4 @@ class SnapshotStoreTest {
     assertThat(Files.list(tmp.resolve("repos/r+x")).map(p -> p.getFileName().toString()))
         .containsExactlyInAnyOrder("current", "snapshots");
   }
-
-  @Test
-  void cleanStaging_removesWhatACrashLeftAndKeepsThePublished() throws Exception {
-    SnapshotStore s = new SnapshotStore(tmp, 3, new StepClock());
-    SnapshotStore.Published p = s.publish(s.stage("r"), manifest(s, "a".repeat(64)));
-    SnapshotStore.Staging crashed = s.stage("r");
-    Files.writeString(crashed.indexDir().resolve("half-written"), "x");
-    s.cleanStaging();
-    assertThat(Files.exists(crashed.dir())).isFalse();
-    assertThat(s.current("r").orElseThrow().id()).isEqualTo(p.id());
-  }
 }
