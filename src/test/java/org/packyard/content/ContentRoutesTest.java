@@ -258,7 +258,9 @@ class ContentRoutesTest {
         .send(HttpRequest.newBuilder(URI.create(server.base() + "/repos/lazy")).build(), HttpResponse.BodyHandlers.ofString());
     assertThat(redirect.statusCode()).isEqualTo(302);
     assertThat(new String(get("/repos/").body())).contains("meta/only", "lazy");
-    assertThat(get("/repos/nothing/here").statusCode()).isEqualTo(404);
+    HttpResponse<byte[]> nothing = get("/repos/nothing/here");
+    assertThat(nothing.statusCode()).as("anonymous, no such repository: the challenge a private one gets").isEqualTo(401);
+    assertThat(nothing.headers().firstValue("www-authenticate")).hasValue("Basic realm=\"packyard\"");
   }
 
   @Test
