@@ -145,7 +145,7 @@ public final class RepositoriesApi {
       for (RepositoryConfig r : catalog.config().repositories()) {
         if ((repo == null || r.name().equals(repo)) && access.canRead(who, r)) readable.add(r.name());
       }
-      return new JsonObject().put("sync_runs", runsJson(state.syncRuns(readable, limit)));
+      return new JsonObject().put("sync_runs", runsJson(state.syncRunsOf(readable, limit)));
     })).onSuccess(j -> Responses.json(ctx, j.encode())).onFailure(ctx::fail);
   }
 
