@@ -64,10 +64,8 @@ final class UpstreamOrigin implements Origin {
   private Future<Response> from(Served repository, URI base, String href) {
     if (base.getScheme().equals("file")) return file(Path.of(base).resolve(href).normalize(), Path.of(base));
     String url = base.resolve(href).toString();
-    RequestOptions opts = new RequestOptions().setMethod(HttpMethod.GET).setAbsoluteURI(url).setIdleTimeout(60_000)
-        .putHeader(HttpHeaders.USER_AGENT, Version.userAgent());
     HttpClient client = upstreams.client(repository.config().transfer());
-    return client.request(opts).compose(req -> req.send()).compose(resp -> {
+    return client.request(Upstreams.get(url, 60_000)).compose(req -> req.send()).compose(resp -> {
       if (resp.statusCode() != 200) {
         resp.end();
         return Future.failedFuture(new UpstreamException(url + ": HTTP " + resp.statusCode(), resp.statusCode(), null));

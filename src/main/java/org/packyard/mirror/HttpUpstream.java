@@ -42,12 +42,7 @@ final class HttpUpstream implements Upstream {
 
   /** GET {@code url}; succeeds with the paused response of a 200, fails with the status otherwise. */
   static Future<HttpClientResponse> get(HttpClient client, String url, long idleTimeoutMs, Runnable onResponse) {
-    RequestOptions opts = new RequestOptions()
-        .setMethod(HttpMethod.GET)
-        .setAbsoluteURI(url)
-        .setIdleTimeout(idleTimeoutMs)
-        .putHeader(HttpHeaders.USER_AGENT, Version.userAgent());
-    return client.request(opts)
+    return client.request(Upstreams.get(url, idleTimeoutMs))
         .compose(req -> req.send())
         .recover(e -> Future.failedFuture(new UpstreamException(url + ": " + Syncer.message(e), 0, e)))
         .compose(resp -> {

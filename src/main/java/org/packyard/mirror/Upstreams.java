@@ -10,13 +10,19 @@ import io.vertx.core.net.PemKeyCertOptions;
 import io.vertx.core.net.PemTrustOptions;
 import io.vertx.core.net.ProxyOptions;
 import io.vertx.core.net.ProxyType;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.packyard.Version;
 import org.packyard.config.RepositoryConfig;
 import org.packyard.config.Transfer;
 
@@ -96,6 +102,22 @@ public final class Upstreams implements AutoCloseable {
     String u = url.toString();
     return HttpUpstream.get(client(transfer), u, timeouts.idle().toMillis(), onResponse)
         .compose(resp -> HttpUpstream.readBody(resp, u, maxBytes));
+  }
+
+  /**
+   * A GET of an absolute http(s) URL with Packyard's User-Agent. User information in the URL
+   * ({@code https://user:password@host/}) is sent as HTTP Basic credentials: the Vert.x client
+   * would otherwise drop it silently.
+   */
+  public static RequestOptions get(String url, long idleTimeoutMs) {
+    RequestOptions o = new RequestOptions().setMethod(HttpMethod.GET).setAbsoluteURI(url).setIdleTimeout(idleTimeoutMs)
+        .putHeader(HttpHeaders.USER_AGENT, Version.userAgent());
+    String user = URI.create(url).getUserInfo(); // decoded: %40 is '@'
+    if (user != null && !user.isEmpty()) {
+      o.putHeader(HttpHeaders.AUTHORIZATION,
+          "Basic " + Base64.getEncoder().encodeToString(user.getBytes(StandardCharsets.UTF_8)));
+    }
+    return o;
   }
 
   /** The host key of an absolute URL, as {@link Upstream#host()} spells it. */

@@ -17,6 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -29,6 +31,7 @@ import org.packyard.config.Filters;
 import org.packyard.rpm.Compression;
 import org.packyard.rpm.FilelistsParser;
 import org.packyard.rpm.OtherParser;
+import org.packyard.rpm.PackageRef;
 import org.packyard.rpm.PrimaryParser;
 import org.packyard.rpm.Repomd;
 import org.packyard.testkit.RepoWriter;
@@ -96,18 +99,14 @@ class XmlHardeningTest {
         + "<file>/usr/%s</file></package></filelists>") {
       @Override
       String run(byte[] doc) {
-        List<Object> out = new ArrayList<>();
-        FilelistsParser.parse(new ByteArrayInputStream(doc), (ref, files) -> out.add(ref + " " + files));
-        return out.toString();
+        return perPackage(doc, FilelistsParser::parse);
       }
     },
     OTHER("otherdata", "<otherdata packages=\"1\"><package pkgid=\"" + "a".repeat(64) + "\" name=\"n\" arch=\"noarch\">"
         + "<changelog author=\"a\" date=\"1\">%s</changelog></package></otherdata>") {
       @Override
       String run(byte[] doc) {
-        List<Object> out = new ArrayList<>();
-        OtherParser.parse(new ByteArrayInputStream(doc), (ref, log) -> out.add(ref + " " + log));
-        return out.toString();
+        return perPackage(doc, OtherParser::parse);
       }
     },
     /** A filtered tree copies filelists (and other) event by event into the file it publishes. */
@@ -150,6 +149,14 @@ class XmlHardeningTest {
     byte[] doc(String prolog, String body) {
       return ("<?xml version=\"1.0\"?>" + prolog.replace("ROOT", root) + template.formatted(body)).getBytes(StandardCharsets.UTF_8);
     }
+  }
+
+  /** What a filelists or other parser reported, one package with its items per entry. */
+  static <T> String perPackage(byte[] doc,
+      BiFunction<InputStream, BiConsumer<PackageRef, List<T>>, Long> parser) {
+    List<Object> out = new ArrayList<>();
+    parser.apply(new ByteArrayInputStream(doc), (ref, items) -> out.add(ref + " " + items));
+    return out.toString();
   }
 
   /** Everything the rewritten files in {@code out} hold, decompressed. */
