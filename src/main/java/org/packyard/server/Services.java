@@ -12,6 +12,7 @@ import org.packyard.catalog.Catalog;
 import org.packyard.config.PackyardConfig;
 import org.packyard.mirror.Syncer;
 import org.packyard.mirror.Upstreams;
+import org.packyard.observe.Telemetry;
 import org.packyard.store.FsBlobStore;
 import org.packyard.store.SnapshotStore;
 import org.packyard.store.SqliteStateStore;
@@ -34,15 +35,22 @@ public final class Services implements AutoCloseable {
   public final Catalog catalog;
   public final Syncer syncer;
   public final AccessControl access;
+  public final Telemetry telemetry;
 
   public Services(Vertx vertx, PackyardConfig config, Clock clock) throws IOException {
+    this(vertx, config, clock, Telemetry.off());
+  }
+
+  /** The stores and engines, traced and metered by {@code telemetry} (not closed with them). */
+  public Services(Vertx vertx, PackyardConfig config, Clock clock, Telemetry telemetry) throws IOException {
     this.config = config;
+    this.telemetry = telemetry;
     this.clock = clock;
     Files.createDirectories(config.data());
     this.blobs = new FsBlobStore(config.data());
     this.snapshots = new SnapshotStore(config.data(), KEEP_SNAPSHOTS, clock);
     this.state = new SqliteStateStore(config.data().resolve("state.db"));
-    this.upstreams = new Upstreams(vertx);
+    this.upstreams = new Upstreams(vertx, Upstreams.Timeouts.DEFAULT, telemetry);
     this.catalog = new Catalog(config, snapshots);
     this.syncer = new Syncer(vertx, upstreams, blobs, snapshots, state, clock, catalog::install);
     this.access = new AccessControl(vertx, new SqliteAccessStore(config.data().resolve("state.db"), clock),
