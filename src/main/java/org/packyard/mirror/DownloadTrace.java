@@ -8,7 +8,7 @@ import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
 import java.net.URI;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.packyard.observe.Redact;
+import org.packyard.config.Redact;
 import org.packyard.observe.Telemetry;
 
 /**

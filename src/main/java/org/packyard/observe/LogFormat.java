@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.logging.Formatter;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
+import org.packyard.config.Redact;
 
 /**
  * How log records are written: {@code text} (one line: {@code 2026-12-02T12:00:00Z INFO message},
@@ -18,7 +19,7 @@ import java.util.logging.LogRecord;
  * line: {@code timestamp}, {@code level}, {@code logger}, {@code message}, {@code trace_id},
  * {@code span_id}, {@code thread}, {@code fields} when the record's parameter is a map, and
  * {@code error} for a thrown exception). The trace ids are those of the span current on the
- * logging thread.
+ * logging thread. URL secrets in messages and stack traces are {@link Redact redacted}.
  */
 public enum LogFormat {
   TEXT, JSON;
@@ -42,7 +43,7 @@ public enum LogFormat {
     @Override
     public String format(LogRecord r) {
       StringBuilder b = new StringBuilder().append(r.getInstant()).append(' ').append(r.getLevel().getName())
-          .append(' ').append(formatMessage(r));
+          .append(' ').append(Redact.text(formatMessage(r))); // also what other libraries log
       SpanContext sc = Span.current().getSpanContext();
       if (sc.isValid()) b.append(" trace_id=").append(sc.getTraceId()).append(" span_id=").append(sc.getSpanId());
       b.append('\n');
@@ -58,7 +59,7 @@ public enum LogFormat {
       o.put("timestamp", r.getInstant().toString());
       o.put("level", r.getLevel().getName());
       o.put("logger", r.getLoggerName());
-      o.put("message", formatMessage(r));
+      o.put("message", Redact.text(formatMessage(r)));
       SpanContext sc = Span.current().getSpanContext();
       if (sc.isValid()) {
         o.put("trace_id", sc.getTraceId());
@@ -69,7 +70,7 @@ public enum LogFormat {
         o.put("fields", m);
       }
       if (r.getThrown() != null) {
-        o.put("error", r.getThrown().getClass().getName() + ": " + r.getThrown().getMessage());
+        o.put("error", Redact.text(r.getThrown().getClass().getName() + ": " + r.getThrown().getMessage()));
         if (r.getLevel().intValue() >= Level.SEVERE.intValue()) o.put("stack", stack(r.getThrown()));
       }
       try {
@@ -83,6 +84,6 @@ public enum LogFormat {
   private static String stack(Throwable t) {
     StringWriter sw = new StringWriter();
     t.printStackTrace(new PrintWriter(sw));
-    return sw.toString();
+    return Redact.text(sw.toString());
   }
 }
