@@ -68,6 +68,7 @@ public final class Syncer implements AutoCloseable {
   private final ExecutorService ingest;
   private final Consumer<Published> onPublish;
   private final Map<String, Future<SyncResult>> running = new HashMap<>();
+  private volatile java.util.function.BiConsumer<String, String> onFailure = (repo, message) -> {};
 
   /** A syncer with its own {@link Downloader} on Vert.x timers, downloading every listed package. */
   public Syncer(Vertx vertx, Upstreams upstreams, BlobStore blobs, SnapshotStore snapshots, StateStore state,
@@ -99,6 +100,11 @@ public final class Syncer implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
+  }
+
+  /** Tells {@code listener} of every failed sync: the repository and the message (the change feed's sync.failed). */
+  public void onFailure(java.util.function.BiConsumer<String, String> listener) {
+    this.onFailure = listener;
   }
 
   /** The download engine: for stats and metrics, and for fetching one file on demand. */
@@ -147,6 +153,7 @@ public final class Syncer implements AutoCloseable {
             : new SyncException(repo.name() + ": " + message(e), e)));
     return result.andThen(ar -> {
       trace.end(ar.succeeded() ? ar.result().outcome().name().toLowerCase(java.util.Locale.ROOT) : "failed", ar.cause());
+      if (ar.failed()) onFailure.accept(repo.name(), message(ar.cause()));
       runId.onSuccess(id -> blocking(() -> {
         recordFinish(id, ar.succeeded() ? ar.result() : null, ar.failed() ? ar.cause().getMessage() : null);
         return null;

@@ -23,6 +23,7 @@ import org.packyard.content.ContentRoutes;
 import org.packyard.config.PackyardConfig;
 import org.packyard.config.Redact;
 import org.packyard.config.RepositoryConfig;
+import org.packyard.feed.FeedRoutes;
 import org.packyard.mdapi.MdapiRoutes;
 import org.packyard.mirror.SyncListener;
 import org.packyard.mirror.Syncer;
@@ -101,6 +102,8 @@ public final class PackyardServer implements AutoCloseable {
         .map(id -> {
           deployments.add(id);
           services.access.startPolling();
+          services.feed.start();
+          services.webhooks.start();
           timers.add(vertx.setPeriodic(POINTER_POLL_MS, t -> vertx.executeBlocking(() -> {
             for (RepositoryConfig r : config.repositories()) catalog.refresh(r.name());
             return null;
@@ -158,6 +161,7 @@ public final class PackyardServer implements AutoCloseable {
     onDemandContent.mount(router);
     new RepositoriesApi(catalog, services.access, services.snapshots, services.state, syncer, readers).mount(router);
     new AccessRoutes(services.access, readers).mount(router);
+    new FeedRoutes(services.feed, services.access, config, readers).mount(router);
     mdapi.mount(router);
     router.route().failureHandler(ErrorMapper::handle);
     for (int status : new int[] {400, 404, 405, 413, 414, 500, 503}) {
