@@ -17,7 +17,7 @@ import java.util.function.ToLongFunction;
  * Registered when a host is first used; gauges read the host's live state when scraped.
  */
 final class MirrorMeters {
-  static final String HOST = "host";
+  static final String HOST = org.packyard.access.Visibility.HOST_LABEL;
 
   private final MeterRegistry registry;
   private final Supplier<List<HostStats>> stats;

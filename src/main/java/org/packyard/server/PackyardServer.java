@@ -154,9 +154,9 @@ public final class PackyardServer implements AutoCloseable {
   /** The routes of every feature, in the order they are tried. */
   Router router() {
     Router router = Router.router(vertx);
-    new ProbeRoutes(catalog, services.access::health, draining::get).mount(router);
-    new HomePage(catalog).mount(router);
-    new Metrics(telemetry).mount(router);
+    new ProbeRoutes(catalog, services.access::health, draining::get, services.access).mount(router);
+    new HomePage(catalog, services.access).mount(router);
+    new Metrics(telemetry, services.access, config).mount(router);
     new PackagesApi(catalog, services.access, readers, slots).mount(router);
     onDemandContent.mount(router);
     new RepositoriesApi(catalog, services.access, services.snapshots, services.state, syncer, readers).mount(router);

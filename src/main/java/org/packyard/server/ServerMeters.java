@@ -16,7 +16,7 @@ import org.packyard.config.RepositoryConfig;
  */
 final class ServerMeters {
   /** The label the visibility filter of /metrics reads: a series of a repository the caller may not read is not shown. */
-  static final String REPOSITORY = "repository";
+  static final String REPOSITORY = org.packyard.access.Visibility.REPOSITORY_LABEL;
 
   private ServerMeters() {}
 
