@@ -56,6 +56,7 @@ public final class Telemetry implements AutoCloseable {
   private final PrometheusMeterRegistry registry;
   private final JvmGcMetrics gc = new JvmGcMetrics();
   private boolean jvmBound;
+  private final java.util.List<Runnable> beforeScrape = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   private Telemetry(OpenTelemetrySdk sdk) {
     this.sdk = sdk;
@@ -163,8 +164,14 @@ public final class Telemetry implements AutoCloseable {
     return registry;
   }
 
+  /** Adds a task run before each scrape (meters whose set of series changes, like per-repository rows). */
+  public void beforeScrape(Runnable task) {
+    beforeScrape.add(task);
+  }
+
   /** The Prometheus text exposition, or OpenMetrics for that content type. */
   public String scrape(String contentType) {
+    for (Runnable r : beforeScrape) r.run();
     return registry.scrape(contentType);
   }
 

@@ -73,7 +73,7 @@ public final class PackyardServer implements AutoCloseable {
     this.telemetry = services.telemetry;
     this.ownsTelemetry = ownsTelemetry;
     telemetry.bindJvmMeters();
-    ServerMeters.bind(telemetry.registry(), catalog, readers, slots, services.clock);
+    ServerMeters.bind(telemetry, catalog, readers, slots, services.clock);
     onDemandContent.bindMetrics(telemetry.registry());
   }
 
