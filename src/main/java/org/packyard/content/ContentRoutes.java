@@ -82,7 +82,7 @@ public final class ContentRoutes {
   public static ContentRoutes create(io.vertx.core.Vertx vertx, Catalog catalog, AccessControl access, BlobStore blobs,
       ReaderPool readers, org.packyard.mirror.Upstreams upstreams) {
     return new ContentRoutes(catalog, access, blobs, readers,
-        new OnDemandFetcher(vertx, blobs, new UpstreamOrigin(vertx, upstreams)));
+        new OnDemandFetcher(vertx, blobs, new UpstreamOrigin(vertx, upstreams), upstreams.telemetry()));
   }
 
   public ContentRoutes(Catalog catalog, AccessControl access, BlobStore blobs, ReaderPool readers, OnDemand onDemand) {

@@ -48,6 +48,7 @@ final class OnDemandFetcher implements ContentRoutes.OnDemand {
   private final Vertx vertx;
   private final BlobStore blobs;
   private final Origin origin;
+  private final org.packyard.observe.Telemetry telemetry;
   private final Map<String, Flight> flights = new ConcurrentHashMap<>();
   final AtomicLong upstreamFetches = new AtomicLong();
 
@@ -65,6 +66,11 @@ final class OnDemandFetcher implements ContentRoutes.OnDemand {
   }
 
   OnDemandFetcher(Vertx vertx, BlobStore blobs, Origin origin) {
+    this(vertx, blobs, origin, org.packyard.observe.Telemetry.off());
+  }
+
+  OnDemandFetcher(Vertx vertx, BlobStore blobs, Origin origin, org.packyard.observe.Telemetry telemetry) {
+    this.telemetry = telemetry;
     this.vertx = vertx;
     this.blobs = blobs;
     this.origin = origin;
@@ -163,6 +169,7 @@ final class OnDemandFetcher implements ContentRoutes.OnDemand {
     private boolean done;
     private Path stored;
     private Throwable failure;
+    private OnDemandTrace span = OnDemandTrace.OFF;
 
     Flight(Served served, TreeFile file) {
       this.served = served;
@@ -172,6 +179,7 @@ final class OnDemandFetcher implements ContentRoutes.OnDemand {
 
     void start() {
       upstreamFetches.incrementAndGet();
+      span = OnDemandTrace.start(telemetry, served.name(), file.href(), file.size());
       vertx.executeBlocking(blobs::newTempFile, false)
           .compose(t -> {
             synchronized (this) {
@@ -183,7 +191,7 @@ final class OnDemandFetcher implements ContentRoutes.OnDemand {
             synchronized (this) {
               out = f;
             }
-            return origin.get(served, file.href(), null);
+            return span.within(() -> origin.get(served, file.href(), null));
           })
           .onSuccess(this::consume)
           .onFailure(this::finish);
@@ -274,6 +282,7 @@ final class OnDemandFetcher implements ContentRoutes.OnDemand {
       synchronized (this) {
         if (done) return;
         done = true;
+        span.end(error, received);
         if (error != null) {
           failure = error;
           if (out != null) out.close();

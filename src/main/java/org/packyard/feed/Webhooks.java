@@ -88,6 +88,7 @@ public final class Webhooks implements AutoCloseable {
   private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean polling = new AtomicBoolean();
   private long timer = -1;
+  private volatile double pending;
 
   public Webhooks(Vertx vertx, FeedStore store, List<Webhook> webhooks, Clock clock, Telemetry telemetry, Options options) {
     this.vertx = vertx;
@@ -99,6 +100,18 @@ public final class Webhooks implements AutoCloseable {
     this.client = vertx.createHttpClient(new HttpClientOptions().setMetricsName("webhooks").setConnectTimeout((int) options.timeout().toMillis())
         .setIdleTimeout((int) options.timeout().toSeconds()), new PoolOptions().setHttp1MaxSize(options.concurrency())
         .setMaxWaitQueueSize(options.concurrency()));
+    if (!webhooks.isEmpty()) {
+      telemetry.beforeScrape(() -> {
+        try {
+          pending = store.pendingDeliveries();
+        } catch (RuntimeException e) {
+          pending = Double.NaN; // the state store cannot say now
+        }
+      });
+      io.micrometer.core.instrument.Gauge.builder("packyard.webhook.deliveries", () -> pending).tag("state", "pending")
+          .description("Webhook deliveries waiting to be sent or retried.").register(telemetry.registry());
+      for (String outcome : List.of("delivered", "retry", "given_up")) attempts(outcome);
+    }
   }
 
   /** Stores one pending delivery of {@code body} per webhook that asks for {@code event}. Blocking. */
@@ -179,6 +192,7 @@ public final class Webhooks implements AutoCloseable {
 
   private Future<Void> record(Delivery d, String state, int status, String error, boolean ok) {
     int attempts = d.attempts() + 1;
+    attempts(ok ? "delivered" : state.equals("failed") || attempts >= options.maxAttempts() ? "given_up" : "retry").increment();
     Instant now = clock.instant();
     String s = state;
     Instant next = now;
@@ -196,6 +210,11 @@ public final class Webhooks implements AutoCloseable {
       store.deliveryAttempted(d.id(), attempts, finalState, status, error, finalNext, ok ? now : null);
       return null;
     }, false).mapEmpty();
+  }
+
+  private io.micrometer.core.instrument.Counter attempts(String outcome) {
+    return io.micrometer.core.instrument.Counter.builder("packyard.webhook.attempts").description("Webhook delivery attempts, by outcome.")
+        .tag("outcome", outcome).register(telemetry.registry());
   }
 
   /** base * 2^(attempts-1), capped at max, times the jitter factor. */

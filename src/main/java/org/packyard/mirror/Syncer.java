@@ -69,6 +69,7 @@ public final class Syncer implements AutoCloseable {
   private final Consumer<Published> onPublish;
   private final Map<String, Future<SyncResult>> running = new HashMap<>();
   private volatile java.util.function.BiConsumer<String, String> onFailure = (repo, message) -> {};
+  private final SyncMeters meters;
 
   /** A syncer with its own {@link Downloader} on Vert.x timers, downloading every listed package. */
   public Syncer(Vertx vertx, Upstreams upstreams, BlobStore blobs, SnapshotStore snapshots, StateStore state,
@@ -93,6 +94,7 @@ public final class Syncer implements AutoCloseable {
     this.clock = clock;
     this.onPublish = onPublish;
     this.plan = Objects.requireNonNull(plan, "plan");
+    this.meters = new SyncMeters(downloader.telemetry().registry(), clock);
     this.worker = vertx.createSharedWorkerExecutor("packyard-sync", 2, 6, TimeUnit.HOURS);
     AtomicInteger n = new AtomicInteger();
     this.ingest = new ThreadPoolExecutor(2, 2, 1, TimeUnit.MINUTES, new ArrayBlockingQueue<>(16), r -> {
@@ -154,6 +156,8 @@ public final class Syncer implements AutoCloseable {
     return result.andThen(ar -> {
       trace.end(ar.succeeded() ? ar.result().outcome().name().toLowerCase(java.util.Locale.ROOT) : "failed", ar.cause());
       if (ar.failed()) onFailure.accept(repo.name(), message(ar.cause()));
+      meters.finished(repo.name(), ar.succeeded() ? ar.result().outcome().name().toLowerCase(java.util.Locale.ROOT) : "failed",
+          clock.millis() - start);
       runId.onSuccess(id -> blocking(() -> {
         recordFinish(id, ar.succeeded() ? ar.result() : null, ar.failed() ? ar.cause().getMessage() : null);
         return null;

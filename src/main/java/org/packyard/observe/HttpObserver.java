@@ -16,6 +16,7 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Observes every HTTP request once, whether a feature's fast path or the router answers it: the
@@ -38,8 +39,6 @@ public final class HttpObserver {
   static final AttributeKey<Long> STATUS = AttributeKey.longKey("http.response.status_code");
   static final AttributeKey<String> PATH = AttributeKey.stringKey("url.path");
   static final AttributeKey<String> SCHEME = AttributeKey.stringKey("url.scheme");
-  static final AttributeKey<String> PEER = AttributeKey.stringKey("client.address");
-  static final AttributeKey<String> AGENT = AttributeKey.stringKey("user_agent.original");
 
   /** Seconds, as the OpenTelemetry HTTP semantic conventions advise for this histogram. */
   private static final Duration[] BUCKETS = {
@@ -79,14 +78,14 @@ public final class HttpObserver {
   public final class Exchange implements Handler<Void> {
     private final HttpServerRequest req;
     private final long start = System.nanoTime();
-    private final Span span;
+    /** Started when the router takes the request (its handlers may start traced work); else made at the end. */
+    private Span span;
     private String route;
     private RoutingContext routing;
     private boolean ended;
 
-    private Exchange(HttpServerRequest req, Span span) {
+    private Exchange(HttpServerRequest req) {
       this.req = req;
-      this.span = span;
     }
 
     /** Names the route template of this request (a fast path that answered it). */
@@ -94,44 +93,61 @@ public final class HttpObserver {
       this.route = template;
     }
 
+    /** The span, started now at the request's start time. */
+    private Span startSpan(String name, String route) {
+      var b = telemetry.tracer().spanBuilder(name)
+          .setParent(telemetry.propagator().extract(Context.root(), req, HEADERS))
+          .setSpanKind(SpanKind.SERVER)
+          .setStartTimestamp(epochNanos(start), TimeUnit.NANOSECONDS)
+          .setAttribute(METHOD, req.method().name())
+          .setAttribute(PATH, req.path())
+          .setAttribute(SCHEME, req.isSSL() ? "https" : "http");
+      if (route != null) b.setAttribute(ROUTE, route);
+      return b.startSpan();
+    }
+
     @Override
     public void handle(Void v) {
       if (ended) return;
       ended = true;
+      long end = System.nanoTime();
       int status = req.response().getStatusCode();
       String r = route != null ? route : resolve(routing, req.path());
       String method = req.method().name();
-      timer(r, method, status).record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
-      if (span != null) {
-        span.updateName(method + " " + r);
-        span.setAttribute(ROUTE, r);
-        span.setAttribute(STATUS, (long) status);
-        if (status >= 500) span.setStatus(StatusCode.ERROR);
-        span.end();
+      timer(r, method, status).record(end - start, TimeUnit.NANOSECONDS);
+      if (!telemetry.tracing()) return;
+      Span s = span;
+      if (s == null) {
+        // A fast path answered: the whole span is made now, in one builder, without locking a live span.
+        route = r;
+        s = startSpan(name(method, r), r);
+      } else {
+        s.updateName(name(method, r));
+        s.setAttribute(ROUTE, r);
       }
+      s.setAttribute(STATUS, (long) status);
+      if (status >= 500) s.setStatus(StatusCode.ERROR);
+      s.end(epochNanos(end), TimeUnit.NANOSECONDS);
     }
   }
 
+  /** {@code nanoTime} as wall-clock nanoseconds since the epoch, for span timestamps. */
+  private static long epochNanos(long nanoTime) {
+    return EPOCH_AT_ORIGIN + (nanoTime - NANO_ORIGIN);
+  }
+
+  private static final java.time.Instant WALL_ORIGIN = java.time.Instant.now();
+  private static final long NANO_ORIGIN = System.nanoTime();
+  private static final long EPOCH_AT_ORIGIN = WALL_ORIGIN.getEpochSecond() * 1_000_000_000L + WALL_ORIGIN.getNano();
+
   /**
    * Starts observing {@code req} and hands it to {@code dispatch}. The duration ends with the
-   * response; the span is the current context of the request's Vert.x context for as long as the
-   * request lives, so work it starts (directory calls, on-demand fetches) joins its trace.
+   * response. For a request the router answers, the span is the current context of the request's
+   * Vert.x context for as long as the request lives, so work it starts (directory calls,
+   * on-demand fetches) joins its trace.
    */
   public void observe(HttpServerRequest req, Handler<HttpServerRequest> dispatch) {
-    Span span = null;
-    if (telemetry.tracing()) {
-      Context parent = telemetry.propagator().extract(Context.root(), req, HEADERS);
-      span = telemetry.tracer().spanBuilder(req.method().name()).setParent(parent).setSpanKind(SpanKind.SERVER)
-          .setAttribute(METHOD, req.method().name())
-          .setAttribute(PATH, req.path())
-          .setAttribute(SCHEME, req.isSSL() ? "https" : "http")
-          .startSpan();
-      if (req.remoteAddress() != null) span.setAttribute(PEER, req.remoteAddress().hostAddress());
-      String agent = req.getHeader("User-Agent");
-      if (agent != null) span.setAttribute(AGENT, agent);
-      attach(parent.with(span));
-    }
-    Exchange ex = new Exchange(req, span);
+    Exchange ex = new Exchange(req);
     req.response().endHandler(ex);
     current = ex;
     try {
@@ -154,8 +170,15 @@ public final class HttpObserver {
   public void mount(Router router) {
     router.route().order(Integer.MIN_VALUE).handler(ctx -> {
       Exchange ex = current;
-      if (ex != null && ex.req == ctx.request()) {
+      // vertx-web hands its handlers a wrapper of the request: the exchange is the one being dispatched.
+      if (ex != null && ex.routing == null) {
         ex.routing = ctx;
+        // Work the router's handlers start (directory calls, on-demand fetches) joins the trace;
+        // the fast paths answer synchronously and start none, so their span is made at the end.
+        if (telemetry.tracing()) {
+          ex.span = ex.startSpan(ctx.request().method().name(), null);
+          attach(Context.current().with(ex.span));
+        }
         // vertx-web owns the response's end handler once anything asks it for one.
         ctx.addEndHandler(ar -> ex.handle(null));
       }
@@ -170,6 +193,15 @@ public final class HttpObserver {
       @SuppressWarnings("unused")
       io.opentelemetry.context.Scope unused = ctx.makeCurrent(); // closed with the request's context
     }
+  }
+
+  private static final ConcurrentHashMap<String, String> GET_NAMES = new ConcurrentHashMap<>();
+
+  /** {@code GET /{branch}/pkg/{name}}: one string per route for GET, the common case. */
+  private static String name(String method, String route) {
+    if (!method.equals("GET")) return method + " " + route;
+    String n = GET_NAMES.get(route);
+    return n != null ? n : GET_NAMES.computeIfAbsent(route, r -> "GET " + r);
   }
 
   private Timer timer(String route, String method, int status) {

@@ -15,8 +15,6 @@ public final class RouteTemplates {
   static final String KEY = "packyard.route";
   static final String UNMATCHED = "unmatched";
 
-  private static final Set<String> MDAPI_KINDS = Set.of("pkg", "srcpkg", "files", "changelog", "provides", "requires",
-      "obsoletes", "conflicts", "enhances", "recommends", "suggests", "supplements");
   /** The native API's fixed paths served by regex routes (plain-path routes name themselves). */
   private static final Set<String> API = Set.of("/api/v1/repositories", "/api/v1/sync-runs", "/api/v1/bindings",
       "/api/v1/bindings:batchCreate", "/api/v1/bindings:batchDelete", "/api/v1/permissions:check", "/api/v1/audit",
@@ -30,13 +28,25 @@ public final class RouteTemplates {
     ctx.put(KEY, template);
   }
 
+  /** The mdapi kinds and their templates, constants: a hit allocates nothing to name its route. */
+  private static final String[] KINDS = {"pkg", "srcpkg", "files", "changelog", "provides", "requires", "obsoletes",
+      "conflicts", "enhances", "recommends", "suggests", "supplements"};
+  private static final String[] MDAPI_TEMPLATES = new String[KINDS.length];
+
+  static {
+    for (int i = 0; i < KINDS.length; i++) MDAPI_TEMPLATES[i] = "/{branch}/" + KINDS[i] + "/{name}";
+  }
+
   /** {@code /{branch}/pkg/{name}} and the other mdapi kinds: the template of a fast-path hit. */
   public static String mdapi(String path) {
     int a = path.indexOf('/', 1);
     int b = a < 0 ? -1 : path.indexOf('/', a + 1);
     if (a < 0 || b < 0) return UNMATCHED;
-    String kind = path.substring(a + 1, b);
-    return MDAPI_KINDS.contains(kind) ? "/{branch}/" + kind + "/{name}" : UNMATCHED;
+    int len = b - a - 1;
+    for (int i = 0; i < KINDS.length; i++) {
+      if (KINDS[i].length() == len && path.startsWith(KINDS[i], a + 1)) return MDAPI_TEMPLATES[i];
+    }
+    return UNMATCHED;
   }
 
   /** The template of a file of the {@code /repos/} tree. */
@@ -56,8 +66,9 @@ public final class RouteTemplates {
   /** The template for a raw path, by its shape; {@value #UNMATCHED} when it fits none. */
   static String of(String path) {
     if (path == null || path.isEmpty()) return UNMATCHED;
-    if (TOP.contains(path)) return path;
-    if (path.startsWith("/repos/") || path.equals("/repos")) return path.endsWith("/") ? "/repos/{path}/" : REPOS_FILE;
+    if (path.startsWith("/repos/")) return path.endsWith("/") ? "/repos/{path}/" : REPOS_FILE;
+    if (path.length() <= 9 && TOP.contains(path)) return path;
+    if (path.equals("/repos")) return "/repos/{path}/";
     if (path.startsWith("/ui/") || path.equals("/ui")) return "/ui/{path}";
     if (path.startsWith("/api/")) return api(path);
     String m = mdapi(path);

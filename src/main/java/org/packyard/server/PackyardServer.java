@@ -160,7 +160,7 @@ public final class PackyardServer implements AutoCloseable {
     new PackagesApi(catalog, services.access, readers, slots).mount(router);
     onDemandContent.mount(router);
     new RepositoriesApi(catalog, services.access, services.snapshots, services.state, syncer, readers).mount(router);
-    new AccessRoutes(services.access, readers).mount(router);
+    new AccessRoutes(services.access, readers, telemetry).mount(router);
     new FeedRoutes(services.feed, services.access, config, readers).mount(router);
     mdapi.mount(router);
     router.route().failureHandler(ErrorMapper::handle);

@@ -44,6 +44,10 @@ final class ServerMeters {
     });
     for (RepositoryConfig repo : catalog.config().repositories()) {
       String name = repo.name();
+      if (repo.syncEvery() != null) {
+        Gauge.builder("packyard.repository.sync.interval", () -> repo.syncEvery().toSeconds()).baseUnit("seconds")
+            .description("The repository's sync_every.").tag(REPOSITORY, name).register(r);
+      }
       Gauge.builder("packyard.repository.published", () -> catalog.view().repository(name) == null ? 0 : 1)
           .description("1 when the repository has a published snapshot, else 0.").tag(REPOSITORY, name).register(r);
     }

@@ -65,7 +65,7 @@ public final class Services implements AutoCloseable {
     this.syncer = new Syncer(vertx, upstreams, blobs, snapshots, state, clock, this::published);
     syncer.onFailure(feed::syncFailed);
     this.access = new AccessControl(vertx, new SqliteAccessStore(config.data().resolve("state.db"), clock),
-        directory(vertx, config, clock), clock);
+        directory(vertx, config, clock, telemetry), clock);
     access.reload();
     snapshots.cleanStaging();
     blobs.cleanTemp();
@@ -78,8 +78,11 @@ public final class Services implements AutoCloseable {
     feed.published(before == null ? null : before.snapshot(), p);
   }
 
-  private static Directory directory(Vertx vertx, PackyardConfig config, Clock clock) {
-    return config.directory() == null ? Directory.NONE : DirectoryFactory.create(vertx, config.directory(), clock);
+  private static Directory directory(Vertx vertx, PackyardConfig config, Clock clock, Telemetry telemetry) {
+    if (config.directory() == null) return Directory.NONE;
+    Directory d = DirectoryFactory.create(vertx, config.directory(), clock);
+    d.observe(telemetry);
+    return d;
   }
 
   @Override

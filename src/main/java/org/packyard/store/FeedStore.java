@@ -39,6 +39,9 @@ public interface FeedStore extends AutoCloseable {
   /** Records an attempt's outcome. */
   void deliveryAttempted(String id, int attempts, String state, int status, String error, Instant nextAt, Instant deliveredAt);
 
+  /** How many deliveries are pending. */
+  int pendingDeliveries();
+
   /** The latest deliveries, newest first. */
   List<Delivery> recentDeliveries(int limit);
 

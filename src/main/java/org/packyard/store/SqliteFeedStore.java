@@ -162,6 +162,17 @@ public final class SqliteFeedStore implements FeedStore {
   }
 
   @Override
+  public synchronized int pendingDeliveries() {
+    try (Statement st = db.createStatement();
+        ResultSet rs = st.executeQuery("SELECT COUNT(*) FROM webhook_deliveries WHERE state = 'pending'")) {
+      rs.next();
+      return rs.getInt(1);
+    } catch (SQLException e) {
+      throw failure(e);
+    }
+  }
+
+  @Override
   public synchronized List<Delivery> recentDeliveries(int limit) {
     return deliveries("ORDER BY created_at DESC, id DESC LIMIT ?", Long.MIN_VALUE, limit);
   }

@@ -9,7 +9,6 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -92,12 +91,6 @@ class TracingTest {
     if (receiver != null) receiver.close();
   }
 
-  static String randomHex(int bytes) {
-    byte[] b = new byte[bytes];
-    new java.security.SecureRandom().nextBytes(b);
-    return HexFormat.of().formatHex(b);
-  }
-
   @Test
   void sync_isOneTrace_withAClientSpanPerDownload_andLogLinesCarryItsTraceId() throws Exception {
     SyncResult r = server.sync("r");
@@ -112,7 +105,7 @@ class TracingTest {
     }
     Received packages = receiver.await(s -> s.traceId().equals(root.traceId()) && s.name().equals("sync.packages"), Duration.ofSeconds(5));
     // Every package is one CLIENT span under sync.packages, with what the conventions name.
-    List<Received> downloads = awaitCount(s -> s.traceId().equals(root.traceId()) && s.kind() == SpanKind.SPAN_KIND_CLIENT
+    List<Received> downloads = receiver.awaitAll(s -> s.traceId().equals(root.traceId()) && s.kind() == SpanKind.SPAN_KIND_CLIENT
         && packages.spanId().equals(s.parentSpanId()), PACKAGES);
     assertThat(downloads).hasSize(PACKAGES);
     assertThat(downloads).extracting(d -> d.attr("url.full")).doesNotHaveDuplicates()
@@ -149,7 +142,7 @@ class TracingTest {
   @Test
   void request_withTraceparent_isAServerSpanUnderTheCallersSpan_namedByItsRouteTemplate() throws Exception {
     if (server.server.catalog().view().repository("r") == null) server.sync("r");
-    String traceId = randomHex(16), parent = randomHex(8);
+    String traceId = OtlpReceiver.randomHex(16), parent = OtlpReceiver.randomHex(8);
     var resp = server.get("/b1/pkg/pkg3", "traceparent", "00-" + traceId + "-" + parent + "-01", "tracestate", "vendor=x");
     assertThat(resp.statusCode()).isEqualTo(200);
     Received span = receiver.await(s -> s.traceId().equals(traceId), Duration.ofSeconds(20));
@@ -162,30 +155,20 @@ class TracingTest {
     assertThat(span.span().getTraceState()).isEqualTo("vendor=x");
 
     // A route of the router, and a miss: templates, never the raw path.
-    String t2 = randomHex(16);
+    String t2 = OtlpReceiver.randomHex(16);
     assertThat(server.get("/api/v1/repositories/r", "traceparent", "00-" + t2 + "-" + parent + "-01").statusCode()).isEqualTo(200);
     assertThat(receiver.await(s -> s.traceId().equals(t2), Duration.ofSeconds(20)).attr("http.route"))
         .isEqualTo("/api/v1/repositories/{name}");
-    String t3 = randomHex(16);
+    String t3 = OtlpReceiver.randomHex(16);
     assertThat(server.get("/b1/pkg/no-such-package", "traceparent", "00-" + t3 + "-" + parent + "-01").statusCode()).isEqualTo(404);
     Received miss = receiver.await(s -> s.traceId().equals(t3), Duration.ofSeconds(20));
     assertThat(miss.attr("http.route")).isEqualTo("/{branch}/pkg/{name}");
     assertThat(miss.attr("http.response.status_code")).isEqualTo("404");
-    String t4 = randomHex(16);
+    String t4 = OtlpReceiver.randomHex(16);
     server.get("/repos/r/repodata/repomd.xml", "traceparent", "00-" + t4 + "-" + parent + "-01");
     assertThat(receiver.await(s -> s.traceId().equals(t4), Duration.ofSeconds(20)).attr("http.route"))
         .isEqualTo("/repos/{repository}/{path}");
     assertThat(receiver.contentTypes()).allMatch(c -> c.equals("application/x-protobuf"));
   }
 
-  static List<Received> awaitCount(java.util.function.Predicate<Received> p, int n) throws InterruptedException {
-    long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-    List<Received> got = List.of();
-    while (System.nanoTime() < end) {
-      got = receiver.spans().stream().filter(p).toList();
-      if (got.size() >= n) return got;
-      Thread.sleep(20);
-    }
-    return got;
-  }
 }

@@ -96,6 +96,25 @@ public final class OtlpReceiver implements AutoCloseable {
         + spans.stream().map(r -> r.name() + "/" + r.kind()).toList());
   }
 
+  /** Waits (up to 20 s) until {@code n} received spans match; returns those that do by then. */
+  public List<Received> awaitAll(Predicate<Received> p, int n) throws InterruptedException {
+    long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+    List<Received> got = List.of();
+    while (System.nanoTime() < end) {
+      got = spans.stream().filter(p).toList();
+      if (got.size() >= n) return got;
+      Thread.sleep(20);
+    }
+    return got;
+  }
+
+  /** {@code bytes} random bytes as hex: a trace id (16) or span id (8) for a test's traceparent. */
+  public static String randomHex(int bytes) {
+    byte[] b = new byte[bytes];
+    new java.security.SecureRandom().nextBytes(b);
+    return hex(b);
+  }
+
   static String hex(byte[] b) {
     return HexFormat.of().formatHex(b);
   }
