@@ -6,11 +6,22 @@ import java.util.List;
 import java.util.Map;
 
 /** The whole configuration of one Packyard process. */
-public record PackyardConfig(Listen listen, Path data, List<RepositoryConfig> repositories, DirectoryConfig directory) {
+public record PackyardConfig(Listen listen, Path data, List<RepositoryConfig> repositories, DirectoryConfig directory,
+    StateConfig state) {
 
   /** A configuration without an external directory. */
   public PackyardConfig(Listen listen, Path data, List<RepositoryConfig> repositories) {
     this(listen, data, repositories, null);
+  }
+
+  /** A configuration on the embedded state store. */
+  public PackyardConfig(Listen listen, Path data, List<RepositoryConfig> repositories, DirectoryConfig directory) {
+    this(listen, data, repositories, directory, StateConfig.SQLITE);
+  }
+
+  /** The same configuration on another state store. */
+  public PackyardConfig withState(StateConfig s) {
+    return new PackyardConfig(listen, data, repositories, directory, s);
   }
 
   /** {@code HOST:PORT} to listen on; port 0 picks a free one. */
@@ -43,6 +54,7 @@ public record PackyardConfig(Listen listen, Path data, List<RepositoryConfig> re
 
   public PackyardConfig {
     repositories = List.copyOf(repositories);
+    if (state == null) state = StateConfig.SQLITE;
     Map<String, String> names = new HashMap<>();
     Map<String, String> channels = new HashMap<>();
     for (RepositoryConfig r : repositories) {

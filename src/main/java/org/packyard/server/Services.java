@@ -7,14 +7,13 @@ import java.time.Clock;
 import org.packyard.access.AccessControl;
 import org.packyard.access.Directory;
 import org.packyard.access.DirectoryFactory;
-import org.packyard.access.SqliteAccessStore;
 import org.packyard.catalog.Catalog;
 import org.packyard.config.PackyardConfig;
 import org.packyard.mirror.Syncer;
 import org.packyard.mirror.Upstreams;
 import org.packyard.store.FsBlobStore;
 import org.packyard.store.SnapshotStore;
-import org.packyard.store.SqliteStateStore;
+import org.packyard.store.StateDatabase;
 import org.packyard.store.StateStore;
 
 /**
@@ -29,6 +28,7 @@ public final class Services implements AutoCloseable {
   public final Clock clock;
   public final FsBlobStore blobs;
   public final SnapshotStore snapshots;
+  public final StateDatabase database;
   public final StateStore state;
   public final Upstreams upstreams;
   public final Catalog catalog;
@@ -41,12 +41,12 @@ public final class Services implements AutoCloseable {
     Files.createDirectories(config.data());
     this.blobs = new FsBlobStore(config.data());
     this.snapshots = new SnapshotStore(config.data(), KEEP_SNAPSHOTS, clock);
-    this.state = new SqliteStateStore(config.data().resolve("state.db"));
+    this.database = StateDatabase.open(config.state(), config.data(), clock);
+    this.state = database.state();
     this.upstreams = new Upstreams(vertx);
     this.catalog = new Catalog(config, snapshots);
     this.syncer = new Syncer(vertx, upstreams, blobs, snapshots, state, clock, catalog::install);
-    this.access = new AccessControl(vertx, new SqliteAccessStore(config.data().resolve("state.db"), clock),
-        directory(vertx, config, clock), clock);
+    this.access = new AccessControl(vertx, database.access(), directory(vertx, config, clock), clock);
     access.reload();
     snapshots.cleanStaging();
     blobs.cleanTemp();
@@ -63,6 +63,6 @@ public final class Services implements AutoCloseable {
     syncer.close();
     upstreams.close();
     catalog.close();
-    state.close();
+    database.close();
   }
 }
