@@ -35,8 +35,6 @@ import org.packyard.mirror.Syncer;
  */
 public final class PackyardServer implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(PackyardServer.class.getName());
-  /** How often the published-snapshot pointers are re-read, to pick up syncs by other processes. */
-  static final long POINTER_POLL_MS = 5_000;
 
   private final Vertx vertx;
   private final PackyardConfig config;
@@ -72,6 +70,7 @@ public final class PackyardServer implements AutoCloseable {
     return vertx.executeBlocking(() -> {
       PackyardServer s = new PackyardServer(vertx, new Services(vertx, config, clock));
       s.catalog.loadAll();
+      s.services.shared.refreshAll(); // what other replicas published while this one was down
       return s;
     }).compose(s -> s.listen().map(s));
   }
@@ -83,10 +82,7 @@ public final class PackyardServer implements AutoCloseable {
         .map(id -> {
           deployments.add(id);
           services.access.startPolling();
-          timers.add(vertx.setPeriodic(POINTER_POLL_MS, t -> vertx.executeBlocking(() -> {
-            for (RepositoryConfig r : config.repositories()) catalog.refresh(r.name());
-            return null;
-          }, false)));
+          services.shared.start();
           return null;
         });
   }
@@ -122,7 +118,7 @@ public final class PackyardServer implements AutoCloseable {
   /** The routes of every feature, in the order they are tried. */
   Router router() {
     Router router = Router.router(vertx);
-    new ProbeRoutes(catalog, services.access::health, draining::get).mount(router);
+    new ProbeRoutes(catalog, () -> services.access.health().put("state", services.database.health()), draining::get).mount(router);
     new HomePage(catalog).mount(router);
     new Metrics().register(this::metrics).register(onDemandContent::appendMetrics)
         .register(syncer.downloader()::appendMetrics).mount(router);

@@ -11,6 +11,8 @@ import org.packyard.catalog.Catalog;
 import org.packyard.config.PackyardConfig;
 import org.packyard.mirror.Syncer;
 import org.packyard.mirror.Upstreams;
+import org.packyard.replica.SharedSnapshots;
+import org.packyard.replica.SyncLeases;
 import org.packyard.store.FsBlobStore;
 import org.packyard.store.SnapshotStore;
 import org.packyard.store.StateDatabase;
@@ -34,6 +36,10 @@ public final class Services implements AutoCloseable {
   public final Catalog catalog;
   public final Syncer syncer;
   public final AccessControl access;
+  /** Snapshots published by any process on the state store, followed here. */
+  public final SharedSnapshots shared;
+  /** This process among the replicas: host, pid and a random part. */
+  public final String replica;
 
   public Services(Vertx vertx, PackyardConfig config, Clock clock) throws IOException {
     this.config = config;
@@ -45,11 +51,26 @@ public final class Services implements AutoCloseable {
     this.state = database.state();
     this.upstreams = new Upstreams(vertx);
     this.catalog = new Catalog(config, snapshots);
-    this.syncer = new Syncer(vertx, upstreams, blobs, snapshots, state, clock, catalog::install);
+    this.replica = replicaId();
+    this.shared = new SharedSnapshots(state, blobs, snapshots, catalog, replica, clock);
+    this.syncer = new Syncer(vertx, upstreams, blobs, snapshots, state, clock, catalog::install,
+        new SyncLeases(vertx, state, shared, SyncLeases.Timing.DEFAULT));
     this.access = new AccessControl(vertx, database.access(), directory(vertx, config, clock), clock);
     access.reload();
+    database.onChange(StateDatabase.Topic.ACCESS, v -> access.changed());
+    database.onChange(StateDatabase.Topic.SNAPSHOTS, r -> shared.changed());
     snapshots.cleanStaging();
     blobs.cleanTemp();
+  }
+
+  private static String replicaId() {
+    String host;
+    try {
+      host = java.net.InetAddress.getLocalHost().getHostName();
+    } catch (java.io.IOException e) {
+      host = "localhost";
+    }
+    return host + "/" + ProcessHandle.current().pid() + "/" + java.util.UUID.randomUUID().toString().substring(0, 8);
   }
 
   private static Directory directory(Vertx vertx, PackyardConfig config, Clock clock) {
@@ -58,6 +79,7 @@ public final class Services implements AutoCloseable {
 
   @Override
   public void close() {
+    shared.close();
     access.close();
     access.store().close();
     syncer.close();

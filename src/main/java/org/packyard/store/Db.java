@@ -127,13 +127,31 @@ final class Db implements AutoCloseable {
     if (single != null) {
       lock.lock();
       try {
-        return inConnection(single, body, transaction);
+        return transaction ? immediate(single, body) : body.run(single);
       } finally {
         lock.unlock();
       }
     }
     try (Connection c = pool.getConnection()) {
       return inConnection(c, body, transaction);
+    }
+  }
+
+  /**
+   * SQLite: {@code BEGIN IMMEDIATE} takes the write lock before the first read, so what the body
+   * reads cannot change (by this process or another on the same file) before it commits.
+   */
+  private static <T> T immediate(Connection c, Tx<T> body) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute("BEGIN IMMEDIATE");
+      try {
+        T r = body.run(c);
+        s.execute("COMMIT");
+        return r;
+      } catch (SQLException | RuntimeException e) {
+        s.execute("ROLLBACK");
+        throw e;
+      }
     }
   }
 

@@ -31,27 +31,50 @@ final class JdbcAccessStore implements AccessStore {
 
   private final Db db;
   private final Clock clock;
+  private final AutoCloseable owner;
 
-  JdbcAccessStore(Db db, Clock clock) {
+  /** A store on {@code db}; {@code owner} (may be null) is closed with it. */
+  JdbcAccessStore(Db db, Clock clock, AutoCloseable owner) {
     this.db = db;
     this.clock = clock;
+    this.owner = owner;
   }
 
   /** Runs {@code body} in one transaction that also bumps the version and tells the other replicas. */
   private <T> T change(Db.Tx<T> body) {
-    return db.tx(c -> {
+    return serialized(c -> {
       T r = body.run(c);
-      long version;
-      try (Statement s = c.createStatement()) {
-        s.executeUpdate("UPDATE access_version SET version = version + 1 WHERE id = 1");
-        try (ResultSet rs = s.executeQuery("SELECT version FROM access_version WHERE id = 1")) {
-          rs.next();
-          version = rs.getLong(1);
-        }
-      }
-      db.notify(c, ACCESS_CHANNEL, Long.toString(version));
+      bumpVersion(c);
       return r;
     });
+  }
+
+  /**
+   * Runs {@code body} in one transaction serialized with every other access change, on this
+   * replica, another one or the admin CLI: what it reads cannot change before it commits (SQLite:
+   * {@code BEGIN IMMEDIATE}; PostgreSQL: the version row locked {@code FOR UPDATE} first).
+   */
+  private <T> T serialized(Db.Tx<T> body) {
+    return db.tx(c -> {
+      if (db.dialect() == Db.Dialect.POSTGRESQL) {
+        try (Statement s = c.createStatement()) {
+          s.executeQuery("SELECT version FROM access_version WHERE id = 1 FOR UPDATE").close();
+        }
+      }
+      return body.run(c);
+    });
+  }
+
+  private void bumpVersion(Connection c) throws SQLException {
+    long version;
+    try (Statement s = c.createStatement()) {
+      s.executeUpdate("UPDATE access_version SET version = version + 1 WHERE id = 1");
+      try (ResultSet rs = s.executeQuery("SELECT version FROM access_version WHERE id = 1")) {
+        rs.next();
+        version = rs.getLong(1);
+      }
+    }
+    db.notify(c, ACCESS_CHANNEL, Long.toString(version));
   }
 
   private void audit(Connection c, String actor, String action, String principal, String role, String target, String detail)
@@ -242,40 +265,94 @@ final class JdbcAccessStore implements AccessStore {
 
   @Override
   public int bind(String actor, Principal principal, Role role, List<String> targets) {
-    return change(c -> {
-      int created = 0;
-      try (PreparedStatement st = c.prepareStatement(db.insertIgnore("bindings", 5))) {
-        for (String t : targets) {
-          st.setString(1, principal.toString());
-          st.setString(2, role.key());
-          st.setString(3, Target.check(t));
-          st.setLong(4, clock.millis());
-          st.setString(5, actor);
-          st.addBatch();
-        }
-        for (int n : st.executeBatch()) created += Math.max(n, 0);
-      }
-      auditEach(c, actor, "binding.create", principal.toString(), role.key(), targets, null);
-      return created;
-    });
+    return serialized(c -> writeBindings(c, true, actor, principal, role, targets)).size();
   }
 
   @Override
   public int unbind(String actor, Principal principal, Role role, List<String> targets) {
-    return change(c -> {
-      int deleted = 0;
-      try (PreparedStatement st = c.prepareStatement("DELETE FROM bindings WHERE principal = ? AND role = ? AND target = ?")) {
-        for (String t : targets) {
-          st.setString(1, principal.toString());
-          st.setString(2, role.key());
-          st.setString(3, t);
-          st.addBatch();
+    return serialized(c -> writeBindings(c, false, actor, principal, role, targets)).size();
+  }
+
+  @Override
+  public BatchResult batchCreate(Caller caller, Principal principal, Role role, List<String> targets) {
+    return checkedChange(caller, true, principal, role, targets);
+  }
+
+  @Override
+  public BatchResult batchDelete(Caller caller, Principal principal, Role role, List<String> targets) {
+    return checkedChange(caller, false, principal, role, targets);
+  }
+
+  /** The ownership check and the write, in one serialized transaction. */
+  private BatchResult checkedChange(Caller caller, boolean create, Principal principal, Role role, List<String> targets) {
+    for (String t : targets) Target.check(t);
+    return serialized(c -> {
+      if (!tokenValid(c, caller)) return BatchResult.unauthenticated();
+      Set<String> groups = new HashSet<>();
+      try (PreparedStatement st = c.prepareStatement("SELECT group_name FROM group_members WHERE user_name = ?")) {
+        st.setString(1, caller.user());
+        try (ResultSet rs = st.executeQuery()) {
+          while (rs.next()) groups.add(rs.getString(1));
         }
-        for (int n : st.executeBatch()) deleted += Math.max(n, 0);
       }
-      auditEach(c, actor, "binding.delete", principal.toString(), role.key(), targets, null);
-      return deleted;
+      Set<String> owned = new HashSet<>();
+      try (PreparedStatement st = c.prepareStatement("SELECT target FROM bindings WHERE role = ? AND principal = ?")) {
+        for (Principal p : caller.principals(groups)) {
+          st.setString(1, Role.OWNER.key());
+          st.setString(2, p.toString());
+          try (ResultSet rs = st.executeQuery()) {
+            while (rs.next()) owned.add(rs.getString(1));
+          }
+        }
+      }
+      List<String> notOwned = AccessStore.notOwned(targets, owned);
+      if (!notOwned.isEmpty()) return BatchResult.notOwned(notOwned);
+      return BatchResult.applied(writeBindings(c, create, "user:" + caller.user(), principal, role, targets));
     });
+  }
+
+  /** True when the caller's token exists, belongs to it, is neither revoked nor expired, and its user exists. */
+  private boolean tokenValid(Connection c, Caller caller) throws SQLException {
+    try (PreparedStatement st = c.prepareStatement("SELECT t.expires_at FROM tokens t JOIN users u ON u.name = t.user_name"
+        + " WHERE t.id = ? AND t.user_name = ? AND t.revoked_at IS NULL")) {
+      st.setString(1, caller.tokenId());
+      st.setString(2, caller.user());
+      try (ResultSet rs = st.executeQuery()) {
+        if (!rs.next()) return false;
+        long expires = rs.getLong(1);
+        return rs.wasNull() || expires > clock.millis();
+      }
+    }
+  }
+
+  /**
+   * Creates (or deletes) the bindings, audits exactly the ones that changed and bumps the version
+   * when any did; returns those targets in order. Runs inside the caller's transaction.
+   */
+  private List<String> writeBindings(Connection c, boolean create, String actor, Principal principal, Role role,
+      List<String> targets) throws SQLException {
+    List<String> changed = new ArrayList<>();
+    try (PreparedStatement st = c.prepareStatement(create ? db.insertIgnore("bindings", 5)
+        : "DELETE FROM bindings WHERE principal = ? AND role = ? AND target = ?")) {
+      long now = clock.millis();
+      for (String t : targets) {
+        st.setString(1, principal.toString());
+        st.setString(2, role.key());
+        st.setString(3, Target.check(t));
+        if (create) {
+          st.setLong(4, now);
+          st.setString(5, actor);
+        }
+        st.addBatch();
+      }
+      int[] counts = st.executeBatch();
+      for (int i = 0; i < counts.length; i++) if (counts[i] > 0) changed.add(targets.get(i));
+    }
+    if (!changed.isEmpty()) {
+      auditEach(c, actor, create ? "binding.create" : "binding.delete", principal.toString(), role.key(), changed, null);
+      bumpVersion(c);
+    }
+    return changed;
   }
 
   @Override
@@ -298,6 +375,11 @@ final class JdbcAccessStore implements AccessStore {
 
   @Override
   public void close() {
-    // the Db belongs to the StateDatabase that opened this store
+    if (owner == null) return; // the StateDatabase that opened this store closes it
+    try {
+      owner.close();
+    } catch (Exception e) {
+      throw new IllegalStateException("closing the state database: " + e.getMessage(), e);
+    }
   }
 }

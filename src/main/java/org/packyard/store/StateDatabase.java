@@ -55,7 +55,7 @@ public final class StateDatabase implements AutoCloseable {
     this.config = config;
     this.db = db;
     this.state = new JdbcStateStore(db);
-    this.access = new JdbcAccessStore(db, clock);
+    this.access = new JdbcAccessStore(db, clock, null);
     if (db.dialect() == Db.Dialect.POSTGRESQL) {
       this.listener = new PgListener(config, List.of(Topic.SNAPSHOTS.channel, Topic.ACCESS.channel), this::dispatch, clock);
       db.reachableWhen(listener::up);
@@ -71,14 +71,12 @@ public final class StateDatabase implements AutoCloseable {
    */
   public static StateDatabase open(StateConfig config, Path dataDir, Clock clock) {
     if (config.embedded()) {
-      Path file = dataDir.resolve("state.db");
       try {
         Files.createDirectories(dataDir);
       } catch (java.io.IOException e) {
         throw new IllegalStateException("cannot create " + dataDir + ": " + e.getMessage(), e);
       }
-      Migrations.sqlite(file);
-      return new StateDatabase(config, Db.sqlite(file, clock), clock);
+      return sqlite(dataDir.resolve("state.db"), clock);
     }
     Db db = Db.postgres(config, clock);
     try {
@@ -94,6 +92,21 @@ public final class StateDatabase implements AutoCloseable {
     s.listener.start(5_000);
     LOG.info("state database " + config.describe());
     return s;
+  }
+
+  /** The embedded store in the SQLite file {@code file}, migrated. */
+  public static StateDatabase sqlite(Path file, Clock clock) {
+    Migrations.sqlite(file);
+    return new StateDatabase(StateConfig.SQLITE, Db.sqlite(file, clock), clock);
+  }
+
+  /**
+   * Only the access store of the SQLite file {@code file} (tools and tests that need nothing else);
+   * closing it closes the database.
+   */
+  public static AccessStore sqliteAccessStore(Path file, Clock clock) {
+    StateDatabase d = sqlite(file, clock);
+    return new JdbcAccessStore(d.db, clock, d);
   }
 
   public StateStore state() {

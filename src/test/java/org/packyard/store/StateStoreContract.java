@@ -178,8 +178,82 @@ abstract class StateStoreContract {
     assertThat(after.groupMembers().get("support")).isEmpty();
     assertThat(after.tokens()).as("a user's tokens go with it").isEmpty();
     assertThat(access.audit(100)).extracting(AccessStore.AuditEntry::action)
-        .startsWith("user.remove", "token.revoke", "binding.delete", "binding.delete")
+        .startsWith("user.remove", "token.revoke", "binding.delete", "binding.create")
         .contains("user.add", "group.add", "group.member.add", "token.create", "binding.create");
+  }
+
+  @Test
+  void batchCreate_checksOwnershipAndTokenInTheTransaction() {
+    access.addUser("admin", "dave");
+    access.addGroup("admin", "owners");
+    access.addMember("admin", "owners", "dave");
+    access.bind("admin", Principal.user("dave"), Role.OWNER, List.of("pub/"));
+    access.bind("admin", Principal.group("owners"), Role.OWNER, List.of("team/a"));
+    AccessStore.Caller dave = new AccessStore.Caller("dave", access.createToken("admin", "dave", null, null).id(),
+        java.util.Set.of("idp-admins"));
+    Principal qa = Principal.group("qa");
+
+    AccessStore.BatchResult ok = access.batchCreate(dave, qa, Role.VIEWER, List.of("pub/f40", "team/a", "pub/f40"));
+    assertThat(ok.outcome()).isEqualTo(AccessStore.BatchResult.Outcome.APPLIED);
+    assertThat(ok.changed()).containsExactly("pub/f40", "team/a");
+
+    long before = access.version();
+    AccessStore.BatchResult refused = access.batchCreate(dave, qa, Role.VIEWER, List.of("pub/f41", "other/x", "idp/y"));
+    assertThat(refused.outcome()).isEqualTo(AccessStore.BatchResult.Outcome.NOT_OWNED);
+    assertThat(refused.notOwned()).containsExactly("other/x", "idp/y");
+    assertThat(access.version()).as("nothing changed").isEqualTo(before);
+    assertThat(access.load().bindings()).noneMatch(b -> b.target().equals("pub/f41"));
+
+    access.bind("admin", Principal.group("idp-admins"), Role.OWNER, List.of("idp/"));
+    assertThat(access.batchCreate(dave, qa, Role.VIEWER, List.of("idp/y")).outcome())
+        .as("directory groups count").isEqualTo(AccessStore.BatchResult.Outcome.APPLIED);
+
+    access.removeMember("admin", "owners", "dave");
+    assertThat(access.batchDelete(dave, qa, Role.VIEWER, List.of("team/a")).notOwned()).containsExactly("team/a");
+    assertThat(access.batchDelete(dave, qa, Role.VIEWER, List.of("pub/f40", "pub/none")).changed()).containsExactly("pub/f40");
+
+    access.revokeToken("admin", dave.tokenId());
+    assertThat(access.batchCreate(dave, qa, Role.VIEWER, List.of("pub/f42")).outcome())
+        .isEqualTo(AccessStore.BatchResult.Outcome.UNAUTHENTICATED);
+  }
+
+  @Test
+  void batchCreate_racingAnOwnerRemoval_neverWritesAfterTheRemoval() throws Exception {
+    access.addUser("admin", "dave");
+    access.bind("admin", Principal.user("dave"), Role.OWNER, List.of("pub/"));
+    AccessStore.Caller dave = new AccessStore.Caller("dave", access.createToken("admin", "dave", null, null).id(), java.util.Set.of());
+    ExecutorService pool = Executors.newFixedThreadPool(3);
+    try {
+      CountDownLatch go = new CountDownLatch(1);
+      List<Future<AccessStore.BatchResult>> creates = new ArrayList<>();
+      for (int i = 0; i < 40; i++) {
+        String target = "pub/t" + i;
+        creates.add(pool.submit(() -> {
+          go.await();
+          return access.batchCreate(dave, Principal.group("qa"), Role.VIEWER, List.of(target));
+        }));
+        if (i == 20) {
+          pool.submit(() -> {
+            go.await();
+            return access.unbind("admin", Principal.user("dave"), Role.OWNER, List.of("pub/"));
+          });
+        }
+      }
+      go.countDown();
+      for (Future<AccessStore.BatchResult> f : creates) f.get(60, TimeUnit.SECONDS);
+    } finally {
+      pool.shutdown();
+      pool.awaitTermination(60, TimeUnit.SECONDS);
+    }
+    // Replay the audit log: no binding by dave may come after the removal of his ownership.
+    List<AccessStore.AuditEntry> log = new ArrayList<>(access.audit(1000));
+    java.util.Collections.reverse(log);
+    boolean removed = false;
+    for (AccessStore.AuditEntry e : log) {
+      if (e.action().equals("binding.delete") && "user:dave".equals(e.principal())) removed = true;
+      if (removed) assertThat(e.actor()).as("a write after the owner was removed").isNotEqualTo("user:dave");
+    }
+    assertThat(removed).isTrue();
   }
 
   @Test
