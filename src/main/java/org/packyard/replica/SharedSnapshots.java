@@ -111,6 +111,11 @@ public final class SharedSnapshots implements AutoCloseable {
     }
   }
 
+  /** True when {@code repository} has a snapshot served here. */
+  boolean serves(String repository) {
+    return servedId(repository) != null;
+  }
+
   private String servedId(String repository) {
     Served s = catalog.view().repository(repository);
     return s == null ? null : s.snapshot().id();
@@ -192,5 +197,10 @@ public final class SharedSnapshots implements AutoCloseable {
   public void close() {
     closed = true;
     follower.interrupt();
+    try {
+      follower.join(10_000); // an install in progress finishes before the data directory goes
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }

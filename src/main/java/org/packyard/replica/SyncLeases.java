@@ -72,17 +72,20 @@ public final class SyncLeases implements SyncGate {
    */
   private void attempt(String repository, long waitedToken, String waitingOn, Promise<Pass> p) {
     vertx.executeBlocking(() -> {
+      if (waitedToken >= 0) {
+        LeaseState before = state.lease(leaseName(repository)).orElse(null);
+        if (before != null && before.released() && before.token() >= waitedToken) {
+          shared.refresh(repository);
+          // It counts if it left a snapshot to serve; else (it failed) this request runs its own.
+          if (shared.serves(repository)) return new Look(null, before, true);
+        }
+      }
       Optional<Lease> got = state.acquireLease(leaseName(repository), shared.replica(), timing.ttl());
       if (got.isPresent()) {
         shared.refresh(repository); // start from what the others published last
         return new Look(got.get(), null, false);
       }
-      LeaseState held = state.lease(leaseName(repository)).orElse(null);
-      if (held != null && held.released() && waitedToken >= 0 && held.token() >= waitedToken) {
-        shared.refresh(repository);
-        return new Look(null, held, true);
-      }
-      return new Look(null, held, false);
+      return new Look(null, state.lease(leaseName(repository)).orElse(null), false);
     }, false).onComplete(ar -> {
       if (ar.failed()) {
         p.fail(ar.cause());

@@ -124,7 +124,8 @@ public final class PackyardServer implements AutoCloseable {
         .register(syncer.downloader()::appendMetrics).mount(router);
     new PackagesApi(catalog, services.access, readers, slots).mount(router);
     onDemandContent.mount(router);
-    new RepositoriesApi(catalog, services.access, services.snapshots, services.state, syncer, readers).mount(router);
+    new RepositoriesApi(catalog, services.access, services.snapshots, services.state, syncer, readers)
+        .stateReachable(services.database::reachable).mount(router);
     new AccessRoutes(services.access, readers).mount(router);
     mdapi.mount(router);
     router.route().failureHandler(ErrorMapper::handle);

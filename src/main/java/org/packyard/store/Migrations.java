@@ -26,6 +26,16 @@ import org.flywaydb.core.api.output.MigrateResult;
  */
 final class Migrations {
   private static final Logger LOG = Logger.getLogger(Migrations.class.getName());
+  /**
+   * Flyway logs through java.util.logging like the rest of Packyard, warnings only: its INFO lines
+   * (edition banner, release-note links, every statement) are noise to an operator. Held here so
+   * the level is not lost when the logger is collected.
+   */
+  private static final Logger FLYWAY = Logger.getLogger("org.flywaydb");
+
+  static {
+    FLYWAY.setLevel(java.util.logging.Level.WARNING);
+  }
   /** The advisory lock key: "packyard" in ASCII, as a 64-bit number. */
   static final long LOCK_KEY = 0x7061636b79617264L;
 
@@ -74,6 +84,7 @@ final class Migrations {
         .baselineOnMigrate(true) // a state.db from before migrations: V1 adopts its tables (IF NOT EXISTS)
         .baselineVersion("0")
         .cleanDisabled(true)
+        .loggers("org.flywaydb.core.internal.logging.javautil.JavaUtilLogCreator")
         .load();
     MigrationInfo[] applied = flyway.info().applied();
     MigrationVersion known = Arrays.stream(flyway.info().all())
