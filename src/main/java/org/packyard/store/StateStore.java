@@ -71,6 +71,17 @@ public interface StateStore extends AutoCloseable {
   /** The published snapshot of {@code repository}, with its manifest. */
   Optional<SnapshotPointer> snapshotPointer(String repository);
 
+  /**
+   * The latest {@code limit} runs of any of {@code repositories}, newest first. The default merges
+   * per-repository queries; a store answers it in one query where it can.
+   */
+  default List<SyncRun> syncRunsOf(java.util.Set<String> repositories, int limit) {
+    List<SyncRun> all = new java.util.ArrayList<>();
+    for (String r : repositories) all.addAll(syncRuns(r, limit));
+    all.sort(java.util.Comparator.comparingLong(SyncRun::id).reversed());
+    return all.size() > limit ? List.copyOf(all.subList(0, limit)) : all;
+  }
+
   @Override
   void close();
 }
