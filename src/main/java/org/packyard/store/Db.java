@@ -94,6 +94,14 @@ final class Db implements AutoCloseable {
     return single;
   }
 
+  /**
+   * Drops the pool's idle connections (PostgreSQL): after an outage they are dead sessions that
+   * would fail the next call, so new ones are opened instead.
+   */
+  void evictIdle() {
+    if (pool != null) pool.getHikariPoolMXBean().softEvictConnections();
+  }
+
   /** Lets calls fail at once while the database is known to be down (the listener's view). */
   void reachableWhen(BooleanSupplier s) {
     this.reachable = s;

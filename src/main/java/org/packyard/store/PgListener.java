@@ -36,6 +36,12 @@ final class PgListener implements AutoCloseable {
   private volatile Instant downSince;
   private volatile String lastError;
   private volatile Connection current;
+  private volatile Runnable onStateChange = () -> {};
+
+  /** Runs {@code r} on the listener thread whenever the database goes down or comes back. */
+  void onStateChange(Runnable r) {
+    this.onStateChange = r;
+  }
 
   PgListener(StateConfig config, List<String> channels, BiConsumer<String, String> onNotify, Clock clock) {
     this.config = config;
@@ -85,6 +91,7 @@ final class PgListener implements AutoCloseable {
         }
         PGConnection pg = c.unwrap(PGConnection.class);
         if (!first) LOG.info("state database reachable again (" + config.describe() + ")");
+        if (!first) onStateChange.run(); // before calls are let through again
         synchronized (this) {
           up = true;
           downSince = null;
@@ -111,10 +118,12 @@ final class PgListener implements AutoCloseable {
           LOG.log(Level.WARNING, "state database unreachable (" + config.describe() + "): " + lastError
               + "; serving read-only from the published snapshots");
         }
+        boolean wasUp = up;
         synchronized (this) {
           if (up || downSince == null) downSince = clock.instant();
           up = false;
         }
+        if (wasUp) onStateChange.run();
         first = false;
         try {
           Thread.sleep(backoff);

@@ -59,6 +59,7 @@ public final class StateDatabase implements AutoCloseable {
     if (db.dialect() == Db.Dialect.POSTGRESQL) {
       this.listener = new PgListener(config, List.of(Topic.SNAPSHOTS.channel, Topic.ACCESS.channel), this::dispatch, clock);
       db.reachableWhen(listener::up);
+      listener.onStateChange(db::evictIdle);
     } else {
       this.listener = null;
     }

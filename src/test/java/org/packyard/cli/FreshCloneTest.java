@@ -25,6 +25,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.packyard.testkit.DnfInstall;
 import org.packyard.testkit.Exec;
 import org.packyard.testkit.Tools;
 
@@ -103,7 +104,7 @@ class FreshCloneTest {
   }
 
   private void installWithDnf(String snippet) throws Exception {
-    Path root = org.packyard.testkit.DnfInstall.install(tmp, snippet, "packyard-hello");
+    Path root = DnfInstall.install(tmp, snippet, "packyard-hello");
     String q = Exec.ok(tmp, 60, "rpm", "--root=" + root, "-q", "packyard-hello");
     assertThat(q.trim()).isEqualTo("packyard-hello-1.2.0-1.noarch");
     assertThat(root.resolve("usr/bin/packyard-hello")).isRegularFile();

@@ -80,6 +80,15 @@ class ReplicasTest {
     return s;
   }
 
+  /** Two replicas on a fresh database of {@code on}, serving copies of the sample repository. */
+  record Pair(Path upstream, TestServer a, TestServer b) {}
+
+  Pair pair(Postgres on) throws Exception {
+    Path upstream = SampleRepo.copyTo(tmp.resolve("upstream"));
+    StateConfig state = on.newDatabase();
+    return new Pair(upstream, replica("a", state, repos(upstream)), replica("b", state, repos(upstream)));
+  }
+
   static HttpResponse<byte[]> get(TestServer s, String path, String... headers) throws Exception {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(s.base() + path)).timeout(Duration.ofSeconds(30));
     for (int i = 0; i < headers.length; i += 2) b.header(headers[i], headers[i + 1]);
@@ -109,10 +118,9 @@ class ReplicasTest {
 
   @Test
   void syncOnOne_isServedByBothByteIdentical_andDnfInstallsThroughTheOther() throws Exception {
-    Path upstream = SampleRepo.copyTo(tmp.resolve("upstream"));
-    StateConfig state = pg.newDatabase();
-    TestServer a = replica("a", state, repos(upstream));
-    TestServer b = replica("b", state, repos(upstream));
+    Pair p = pair(pg);
+    Path upstream = p.upstream();
+    TestServer a = p.a(), b = p.b();
     String id = a.sync("sample/x").snapshot().id();
     long ms = await(Duration.ofSeconds(5), () -> id.equals(servedId(b, "sample/x")));
     assertThat(ms).as("the other replica serves the snapshot within 2 s").isLessThan(2_000);
@@ -162,10 +170,8 @@ class ReplicasTest {
 
   @Test
   void bindingChangeOnOne_isHonouredOnTheOtherWithinOneSecond() throws Exception {
-    Path upstream = SampleRepo.copyTo(tmp.resolve("upstream"));
-    StateConfig state = pg.newDatabase();
-    TestServer a = replica("a", state, repos(upstream));
-    TestServer b = replica("b", state, repos(upstream));
+    Pair p = pair(pg);
+    TestServer a = p.a(), b = p.b();
     a.sync("team/private");
     var store = a.server.services().access.store();
     store.addUser("cli", "alice");
@@ -200,10 +206,8 @@ class ReplicasTest {
   @Test
   void databaseStopped_contentServes_writes503_andAfterItsReturnWritesWork() throws Exception {
     try (Postgres own = Postgres.start()) {
-      Path upstream = SampleRepo.copyTo(tmp.resolve("upstream"));
-      StateConfig state = own.newDatabase();
-      TestServer a = replica("a", state, repos(upstream));
-      TestServer b = replica("b", state, repos(upstream));
+      Pair p = pair(own);
+      TestServer a = p.a(), b = p.b();
       a.sync("sample/x");
       a.sync("team/private");
       var store = a.server.services().access.store();

@@ -5,17 +5,18 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Real {@code dnf install} into an empty root (this Debian host has no rpm database to install
- * into): a tiny local repository built with rpmbuild provides the {@code /bin/sh} that a real
- * system has; everything else comes from the repositories in {@code repoFile}.
+ * Real {@code dnf install} into an empty root. This Debian host has no rpm database to install
+ * into, so a tiny local repository built with rpmbuild provides the {@code /bin/sh} that a real
+ * system has; everything else comes from the {@code .repo} snippet under test. Needs dnf, rpm
+ * (rpmbuild) and createrepo_c: call {@link Tools#require} for them first.
  */
 public final class DnfInstall {
   private DnfInstall() {}
 
-  /** Installs {@code pkg} from the {@code .repo} text {@code repoFile} into a root under {@code tmp}; returns the root. */
-  public static Path install(Path tmp, String repoFile, String pkg) throws IOException {
+  /** Installs {@code pkg} from the repositories in {@code repoSnippet}; returns the install root. */
+  public static Path install(Path tmp, String repoSnippet, String pkg) throws IOException {
     Path reposd = Files.createDirectories(tmp.resolve("yum.repos.d"));
-    Files.writeString(reposd.resolve("packyard.repo"), repoFile);
+    Files.writeString(reposd.resolve("under-test.repo"), repoSnippet);
     Path base = baseSystemRepo(tmp);
     Files.writeString(reposd.resolve("base.repo"), "[base]\nname=base\nbaseurl=" + base.toUri() + "\ngpgcheck=0\n");
     Path root = Files.createDirectories(tmp.resolve("root"));

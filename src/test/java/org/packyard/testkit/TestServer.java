@@ -35,7 +35,7 @@ public final class TestServer implements AutoCloseable {
     return start(new PackyardConfig(new PackyardConfig.Listen("127.0.0.1", 0), data, repos), clock);
   }
 
-  /** A server on {@code cfg} (listening on its host and port; port 0 picks one). */
+  /** A server on {@code cfg} as it is (listen on 127.0.0.1:0 is the caller's to choose). */
   public static TestServer start(PackyardConfig cfg, Clock clock) {
     Vertx vertx = Vertx.vertx();
     try {
