@@ -30,7 +30,7 @@ public final class ConfigLoader {
   public static final String DEFAULT_LISTEN = "127.0.0.1:8080";
   public static final String DEFAULT_DATA = "./packyard-data";
 
-  private static final Set<String> TOP_KEYS = Set.of("listen", "data", "repositories", "directory", "state");
+  private static final Set<String> TOP_KEYS = Set.of("listen", "data", "repositories", "directory", "log_format", "webhooks", "state");
   private static final Set<String> STATE_KEYS = Set.of("url", "password_file", "max_connections");
   private static final Set<String> DIRECTORY_KEYS = Set.of("url", "token_file", "timeout", "cache_ttl", "max_stale", "max_concurrency");
   private static final List<String> REPO_KEYS = List.of("name", "upstream", "metalink", "mirrorlist", "policy",
@@ -76,7 +76,7 @@ public final class ConfigLoader {
       if (!var.startsWith("PACKYARD_") || var.equals("PACKYARD_JAVA_OPTS")) continue;
       String rest = var.substring("PACKYARD_".length()).toLowerCase(Locale.ROOT);
       String value = e.getValue();
-      if (rest.equals("listen") || rest.equals("data")) {
+      if (rest.equals("listen") || rest.equals("data") || rest.equals("log_format")) {
         root.put(rest, value);
       } else if (rest.equals("state") || rest.startsWith("state_")) {
         String key = rest.equals("state") ? "url" : rest.substring("state_".length());
@@ -110,7 +110,7 @@ public final class ConfigLoader {
         }
         item.put(parts[1], value);
       } else {
-        throw new ConfigException(var + ": unknown setting; known: PACKYARD_LISTEN, PACKYARD_DATA, "
+        throw new ConfigException(var + ": unknown setting; known: PACKYARD_LISTEN, PACKYARD_DATA, PACKYARD_LOG_FORMAT, "
             + "PACKYARD_REPOSITORIES, PACKYARD_REPOSITORIES_<index>_<key>, PACKYARD_STATE, PACKYARD_STATE_<key>");
       }
     }
@@ -119,7 +119,7 @@ public final class ConfigLoader {
   private static PackyardConfig bind(ObjectNode root, String where, Path file, Map<String, String> env) {
     for (Iterator<String> it = root.fieldNames(); it.hasNext(); ) {
       String k = it.next();
-      if (!TOP_KEYS.contains(k)) throw new ConfigException(where + ": unknown key '" + k + "'; known keys: listen, data, repositories, directory");
+      if (!TOP_KEYS.contains(k)) throw new ConfigException(where + ": unknown key '" + k + "'; known keys: " + String.join(", ", new java.util.TreeSet<>(TOP_KEYS)));
     }
     PackyardConfig.Listen listen = PackyardConfig.Listen.parse(where + ": listen", text(root, "listen", where, DEFAULT_LISTEN));
     Path data = Path.of(text(root, "data", where, DEFAULT_DATA));
@@ -135,8 +135,9 @@ public final class ConfigLoader {
     DirectoryConfig directory = directory(root.get("directory"), where + ": directory", file);
     StateConfig state = state(root.get("state"), where + ": state", file, env);
     try {
-      return new PackyardConfig(listen, data, repos, directory, state);
+      return new PackyardConfig(listen, data, repos, directory, ObserveConfig.parse(root, where, file), state);
     } catch (ConfigException e) {
+      if (e.getMessage().startsWith(where)) throw e;
       throw new ConfigException(where + ": " + e.getMessage());
     }
   }

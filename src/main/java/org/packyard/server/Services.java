@@ -13,7 +13,12 @@ import org.packyard.mirror.Syncer;
 import org.packyard.mirror.Upstreams;
 import org.packyard.replica.SharedSnapshots;
 import org.packyard.replica.SyncLeases;
+import org.packyard.observe.Telemetry;
+import org.packyard.feed.ChangeFeed;
+import org.packyard.feed.Webhooks;
+import org.packyard.store.FeedStore;
 import org.packyard.store.FsBlobStore;
+import org.packyard.store.SqliteFeedStore;
 import org.packyard.store.SnapshotStore;
 import org.packyard.store.StateDatabase;
 import org.packyard.store.StateStore;
@@ -40,21 +45,35 @@ public final class Services implements AutoCloseable {
   public final SharedSnapshots shared;
   /** This process among the replicas: host, pid and a random part. */
   public final String replica;
+  public final Telemetry telemetry;
+  public final FeedStore feedStore;
+  public final Webhooks webhooks;
+  public final ChangeFeed feed;
 
   public Services(Vertx vertx, PackyardConfig config, Clock clock) throws IOException {
+    this(vertx, config, clock, Telemetry.off());
+  }
+
+  /** The stores and engines, traced and metered by {@code telemetry} (not closed with them). */
+  public Services(Vertx vertx, PackyardConfig config, Clock clock, Telemetry telemetry) throws IOException {
     this.config = config;
+    this.telemetry = telemetry;
     this.clock = clock;
     Files.createDirectories(config.data());
     this.blobs = new FsBlobStore(config.data());
     this.snapshots = new SnapshotStore(config.data(), KEEP_SNAPSHOTS, clock);
     this.database = StateDatabase.open(config.state(), config.data(), clock);
     this.state = database.state();
-    this.upstreams = new Upstreams(vertx);
+    this.upstreams = new Upstreams(vertx, Upstreams.Timeouts.DEFAULT, telemetry);
     this.catalog = new Catalog(config, snapshots);
+    this.feedStore = new SqliteFeedStore(config.data().resolve("state.db"));
+    this.webhooks = new Webhooks(vertx, feedStore, config.observe().webhooks(), clock, telemetry, Webhooks.Options.DEFAULT);
+    this.feed = new ChangeFeed(vertx, feedStore, clock, webhooks);
     this.replica = replicaId();
     this.shared = new SharedSnapshots(state, blobs, snapshots, catalog, replica, clock);
-    this.syncer = new Syncer(vertx, upstreams, blobs, snapshots, state, clock, catalog::install,
+    this.syncer = new Syncer(vertx, upstreams, blobs, snapshots, state, clock, this::published,
         new SyncLeases(vertx, state, shared, SyncLeases.Timing.DEFAULT));
+    syncer.onFailure(feed::syncFailed);
     this.access = new AccessControl(vertx, database.access(), directory(vertx, config, clock), clock);
     access.reload();
     database.onChange(StateDatabase.Topic.ACCESS, v -> access.changed());
@@ -73,6 +92,13 @@ public final class Services implements AutoCloseable {
     return host + "/" + ProcessHandle.current().pid() + "/" + java.util.UUID.randomUUID().toString().substring(0, 8);
   }
 
+  /** A snapshot was published: serve it, then record what it changed (feed and webhooks). */
+  private void published(SnapshotStore.Published p) {
+    org.packyard.catalog.Served before = catalog.view().repository(p.repository());
+    catalog.install(p);
+    feed.published(before == null ? null : before.snapshot(), p);
+  }
+
   private static Directory directory(Vertx vertx, PackyardConfig config, Clock clock) {
     return config.directory() == null ? Directory.NONE : DirectoryFactory.create(vertx, config.directory(), clock);
   }
@@ -85,6 +111,9 @@ public final class Services implements AutoCloseable {
     syncer.close();
     upstreams.close();
     catalog.close();
+    feed.close();
+    webhooks.close();
+    feedStore.close();
     database.close();
   }
 }
