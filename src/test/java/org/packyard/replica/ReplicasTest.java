@@ -15,7 +15,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -50,12 +49,7 @@ class ReplicasTest {
 
   @BeforeAll
   static void startPostgres() {
-    pg = Postgres.start();
-  }
-
-  @AfterAll
-  static void stopPostgres() {
-    if (pg != null) pg.close();
+    pg = Postgres.shared();
   }
 
   @AfterEach

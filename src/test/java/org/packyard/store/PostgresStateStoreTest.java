@@ -1,7 +1,6 @@
 package org.packyard.store;
 
 import java.nio.file.Path;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.packyard.config.StateConfig;
 import org.packyard.testkit.Postgres;
@@ -12,12 +11,7 @@ class PostgresStateStoreTest extends StateStoreContract {
 
   @BeforeAll
   static void startPostgres() {
-    pg = Postgres.start();
-  }
-
-  @AfterAll
-  static void stopPostgres() {
-    if (pg != null) pg.close();
+    pg = Postgres.shared();
   }
 
   @Override

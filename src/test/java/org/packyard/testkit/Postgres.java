@@ -58,6 +58,21 @@ public final class Postgres implements AutoCloseable {
     this.pg = pg;
   }
 
+  private static Postgres shared;
+
+  /**
+   * One server for the whole test JVM, started on first use and stopped when the JVM exits; each
+   * test takes its own database with {@link #newDatabase}. (A test that stops the server starts
+   * its own with {@link #start}.)
+   */
+  public static synchronized Postgres shared() {
+    if (shared == null) {
+      shared = start();
+      Runtime.getRuntime().addShutdownHook(new Thread(shared::close, "packyard-test-postgres"));
+    }
+    return shared;
+  }
+
   /** Starts a server with a fresh data directory on a free port. */
   public static Postgres start() {
     try {
