@@ -264,4 +264,29 @@ class ReplicasTest {
     assertThat(pending.await(60, java.util.concurrent.TimeUnit.SECONDS).outcome()).isNotNull();
     assertThat(st.snapshotPointer("sample/x")).isPresent();
   }
+
+  @Test
+  void indexBlobThatFailsItsDigest_isNeverServed_andTheGoodOneIsPickedUp() throws Exception {
+    Path upstream = SampleRepo.copyTo(tmp.resolve("upstream"));
+    StateConfig state = pg.newDatabase();
+    TestServer a = replica("a", state, repos(upstream));
+    String id = a.sync("sample/x").snapshot().id();
+    StateStore.SnapshotPointer p = a.server.services().state.snapshotPointer("sample/x").orElseThrow();
+    Path blob = tmp.resolve("shared-blobs/sha256").resolve(p.indexSha256().substring(0, 2)).resolve(p.indexSha256());
+    byte[] good = Files.readAllBytes(blob);
+    byte[] bad = good.clone();
+    bad[bad.length / 2] ^= 1; // same size, one bit off
+    blob.toFile().setWritable(true);
+    Files.write(blob, bad);
+
+    TestServer b = replica("b", state, repos(upstream));
+    Thread.sleep(2_500); // a start-up install and at least one poll
+    assertThat(servedId(b, "sample/x")).as("a corrupt index is not served").isNull();
+    assertThat(get(b, "/repos/sample/x/repodata/repomd.xml").statusCode()).isNotEqualTo(200);
+
+    Files.write(blob, good);
+    long ms = await(Duration.ofSeconds(5), () -> id.equals(servedId(b, "sample/x")));
+    assertThat(ms).as("picked up at the next poll").isLessThan(2_500);
+    assertThat(get(b, "/repos/sample/x/repodata/repomd.xml").statusCode()).isEqualTo(200);
+  }
 }
