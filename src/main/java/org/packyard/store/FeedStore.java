@@ -7,7 +7,8 @@ import java.util.List;
  * The changes feed and the webhook deliveries, kept in the state store: every published snapshot
  * as an event with a cursor (oldest first), and every delivery of an event to a webhook until it
  * is delivered or given up, so a restart loses none. The embedded default is
- * {@link SqliteFeedStore} in {@code data/state.db}. Blocking: call from worker threads.
+ * {@link StateDatabase#feed()}, on SQLite or PostgreSQL like the rest of the state (migration V3).
+ * Blocking: call from worker threads.
  */
 public interface FeedStore extends AutoCloseable {
 
