@@ -27,8 +27,15 @@ public final class AccessRoutes {
 
   private final AccessControl access;
   private final ReaderPool readers;
+  private final org.packyard.observe.Telemetry telemetry;
 
   public AccessRoutes(AccessControl access, ReaderPool readers) {
+    this(access, readers, org.packyard.observe.Telemetry.off());
+  }
+
+  /** Routes whose bulk changes are traced by {@code telemetry}. */
+  public AccessRoutes(AccessControl access, ReaderPool readers, org.packyard.observe.Telemetry telemetry) {
+    this.telemetry = telemetry;
     this.access = access;
     this.readers = readers;
   }
@@ -101,12 +108,13 @@ public final class AccessRoutes {
         ctx.fail(e);
         return;
       }
-      readers.submit(() -> {
+      BatchTrace trace = BatchTrace.start(telemetry, create, c.principal().toString(), c.role().key(), c.targets().size());
+      readers.submit(() -> trace.during(() -> {
         AccessStore.BatchResult r = create ? access.store().batchCreate(caller, c.principal(), c.role(), c.targets())
             : access.store().batchDelete(caller, c.principal(), c.role(), c.targets());
         if (!r.changed().isEmpty()) access.reload(); // this replica answers with the new rules from the next request on
         return r;
-      }).onFailure(ctx::fail).onSuccess(r -> answer(ctx, create, c, r));
+      })).andThen(trace::end).onFailure(ctx::fail).onSuccess(r -> answer(ctx, create, c, r));
     });
   }
 

@@ -128,6 +128,7 @@ public interface AccessStore extends AutoCloseable {
   static List<String> notOwned(List<String> targets, Set<String> owned) {
     List<String> out = new ArrayList<>();
     for (String t : targets) {
+      io.opentelemetry.api.trace.Span span = TargetChecks.start(t);
       boolean covered = false;
       for (String l : Target.lineage(t)) {
         if (owned.contains(l)) {
@@ -135,6 +136,7 @@ public interface AccessStore extends AutoCloseable {
           break;
         }
       }
+      TargetChecks.end(span, covered);
       if (!covered) out.add(t);
     }
     return out;

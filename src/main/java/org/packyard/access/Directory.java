@@ -44,6 +44,9 @@ public interface Directory extends AutoCloseable {
   /** The groups (names, without the {@code group:} prefix) of a user, and how they were obtained. */
   record Answer(Set<String> groups, Source source) {}
 
+  /** Reports calls, latency, cache hits and stale answers to {@code telemetry}, and traces each call. */
+  default void observe(org.packyard.observe.Telemetry telemetry) {}
+
   /** The groups of {@code user}; never a failed future. */
   Future<Answer> groups(String user);
 

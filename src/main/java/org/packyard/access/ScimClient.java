@@ -45,6 +45,11 @@ final class ScimClient {
     this.token = token;
   }
 
+  /** The URL a lookup of {@code user} asks. */
+  String describe(String user) {
+    return ScimUsers.url(base, user);
+  }
+
   /**
    * Asks for {@code user}; {@code onResponse} runs when the response head arrives, {@code dropped}
    * receives the group names left out as invalid.
@@ -56,6 +61,7 @@ final class ScimClient {
         .putHeader(HttpHeaders.ACCEPT, "application/scim+json")
         .putHeader(HttpHeaders.USER_AGENT, Version.userAgent());
     if (token != null) o.putHeader(HttpHeaders.AUTHORIZATION, "Bearer " + token);
+    org.packyard.observe.Propagation.inject(o);
     Promise<Set<String>> p = Promise.promise();
     AtomicReference<HttpClientRequest> sent = new AtomicReference<>();
     boolean[] cancelled = new boolean[1];

@@ -94,6 +94,9 @@ public final class ScimDirectory implements Directory {
     ScimClient.Call call;
     Instant sent;
     boolean done;
+    /** The trace of the request that started the lookup, and the span of its call. */
+    final io.opentelemetry.context.Context trace = io.opentelemetry.context.Context.current();
+    DirectoryTrace span = DirectoryTrace.OFF;
 
     Lookup(String user) {
       this.user = user;
@@ -118,7 +121,9 @@ public final class ScimDirectory implements Directory {
   private boolean reachable = true;
   private Instant lastSuccess, lastFailure, downSince;
   private String lastError;
-  private long staleAnswers, deniedAnswers;
+  private long staleAnswers, deniedAnswers, cacheHits, calls, failedCalls;
+  private volatile org.packyard.observe.Telemetry telemetry = org.packyard.observe.Telemetry.off();
+  private volatile io.micrometer.core.instrument.Timer latency;
   private final Throttled staleLog = new Throttled(), deniedLog = new Throttled();
 
   /**
@@ -169,6 +174,8 @@ public final class ScimDirectory implements Directory {
       Instant now = clock.instant();
       UserCache.Entry e = cache.get(user);
       if (e != null && age(e, now).compareTo(config.cacheTtl()) < 0) {
+        cacheHits++;
+        DirectoryTrace.cacheHit(telemetry, url);
         return Future.succeededFuture(new Answer(e.groups(), Source.FRESH));
       }
       e = usable(user, now);
@@ -251,7 +258,8 @@ public final class ScimDirectory implements Directory {
   private void send(Lookup l) {
     List<String> dropped = new ArrayList<>();
     ScimClient.Call call;
-    try {
+    l.span = DirectoryTrace.start(telemetry, l.trace, client.describe(l.user));
+    try (io.opentelemetry.context.Scope s = l.span.scope()) {
       call = client.fetch(l.user, l.permit::responded, dropped);
     } catch (RuntimeException e) {
       finish(l, null, new ScimException(ScimException.Kind.NETWORK, String.valueOf(e.getMessage())), dropped);
@@ -290,6 +298,11 @@ public final class ScimDirectory implements Directory {
       inFlight--;
       if (l.timer != null) l.timer.cancel();
       Instant now = clock.instant();
+      calls++;
+      if (error != null) failedCalls++;
+      io.micrometer.core.instrument.Timer t = latency;
+      if (t != null && l.sent != null) t.record(Duration.between(l.sent, now));
+      l.span.end(error);
       if (error == null) {
         cache.put(l.user, new UserCache.Entry(groups, l.sent));
         succeeded(now);
@@ -369,6 +382,47 @@ public final class ScimDirectory implements Directory {
       downSince = now;
       LOG.warning(url + ": directory became unreachable: " + error.getMessage());
     }
+  }
+
+  @Override
+  public void observe(org.packyard.observe.Telemetry t) {
+    this.telemetry = t;
+    var r = t.registry();
+    this.latency = io.micrometer.core.instrument.Timer.builder("packyard.directory.call.duration")
+        .description("Time from sending a directory lookup to its answer.")
+        .serviceLevelObjectives(Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(25), Duration.ofMillis(50),
+            Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2),
+            Duration.ofSeconds(5))
+        .register(r);
+    counter(r, "packyard.directory.calls", "Directory lookups sent, by outcome.", "outcome", "ok", () -> calls - failedCalls);
+    counter(r, "packyard.directory.calls", "Directory lookups sent, by outcome.", "outcome", "failed", () -> failedCalls);
+    counter(r, "packyard.directory.cache.hits", "Answers from the cache within cache_ttl.", null, null, () -> cacheHits);
+    counter(r, "packyard.directory.stale.answers", "Answers from a cache entry older than cache_ttl while the directory failed.",
+        null, null, () -> staleAnswers);
+    counter(r, "packyard.directory.denied.answers", "Answers without directory groups (fail closed).", null, null, () -> deniedAnswers);
+    io.micrometer.core.instrument.Gauge.builder("packyard.directory.up", () -> {
+      synchronized (this) {
+        return reachable ? 1 : 0;
+      }
+    }).description("1 while the directory answers, 0 after a failed lookup until one succeeds.").register(r);
+    io.micrometer.core.instrument.Gauge.builder("packyard.directory.cached.users", () -> {
+      synchronized (this) {
+        return cache.size();
+      }
+    }).description("Users whose groups are cached.").register(r);
+    io.micrometer.core.instrument.Gauge.builder("packyard.directory.concurrency.limit", limiter::limit)
+        .description("The adaptive limit of directory lookups in flight.").register(r);
+  }
+
+  private void counter(io.micrometer.core.instrument.MeterRegistry r, String name, String help, String tag, String value,
+      java.util.function.LongSupplier v) {
+    var b = io.micrometer.core.instrument.FunctionCounter.builder(name, this, d -> {
+      synchronized (d) {
+        return v.getAsLong();
+      }
+    }).description(help);
+    if (tag != null) b.tag(tag, value);
+    b.register(r);
   }
 
   @Override

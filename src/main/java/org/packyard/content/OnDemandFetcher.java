@@ -50,22 +50,29 @@ final class OnDemandFetcher implements ContentRoutes.OnDemand {
   private final Vertx vertx;
   private final BlobStore blobs;
   private final Origin origin;
+  private final org.packyard.observe.Telemetry telemetry;
   private final Map<String, Flight> flights = new ConcurrentHashMap<>();
   final AtomicLong upstreamFetches = new AtomicLong();
 
   /** Prometheus lines: flights in progress, clients waiting on them, upstream fetches so far. */
-  void appendMetrics(StringBuilder b) {
-    int waiting = 0;
-    for (Flight f : flights.values()) waiting += f.subscriberCount();
-    b.append("# HELP packyard_ondemand_flights Files being fetched from upstream on demand.\n")
-        .append("# TYPE packyard_ondemand_flights gauge\npackyard_ondemand_flights ").append(flights.size()).append('\n')
-        .append("# HELP packyard_ondemand_waiting Client requests streaming from an on-demand fetch.\n")
-        .append("# TYPE packyard_ondemand_waiting gauge\npackyard_ondemand_waiting ").append(waiting).append('\n')
-        .append("# HELP packyard_ondemand_fetches_total Upstream downloads started on demand.\n")
-        .append("# TYPE packyard_ondemand_fetches_total counter\npackyard_ondemand_fetches_total ").append(upstreamFetches.get()).append('\n');
+  void bindMetrics(io.micrometer.core.instrument.MeterRegistry r) {
+    io.micrometer.core.instrument.Gauge.builder("packyard.ondemand.flights", flights::size)
+        .description("Files being fetched from upstream on demand.").register(r);
+    io.micrometer.core.instrument.Gauge.builder("packyard.ondemand.waiting", () -> {
+      int waiting = 0;
+      for (Flight f : flights.values()) waiting += f.subscriberCount();
+      return waiting;
+    }).description("Client requests streaming from an on-demand fetch.").register(r);
+    io.micrometer.core.instrument.FunctionCounter.builder("packyard.ondemand.fetches", upstreamFetches, java.util.concurrent.atomic.AtomicLong::get)
+        .description("Upstream downloads started on demand.").register(r);
   }
 
   OnDemandFetcher(Vertx vertx, BlobStore blobs, Origin origin) {
+    this(vertx, blobs, origin, org.packyard.observe.Telemetry.off());
+  }
+
+  OnDemandFetcher(Vertx vertx, BlobStore blobs, Origin origin, org.packyard.observe.Telemetry telemetry) {
+    this.telemetry = telemetry;
     this.vertx = vertx;
     this.blobs = blobs;
     this.origin = origin;
@@ -137,6 +144,7 @@ final class OnDemandFetcher implements ContentRoutes.OnDemand {
     private boolean done;
     private Path stored;
     private Throwable failure;
+    private OnDemandTrace span = OnDemandTrace.OFF;
 
     Flight(Served served, TreeFile file) {
       this.served = served;
@@ -146,6 +154,7 @@ final class OnDemandFetcher implements ContentRoutes.OnDemand {
 
     void start() {
       upstreamFetches.incrementAndGet();
+      span = OnDemandTrace.start(telemetry, served.name(), file.href(), file.size());
       vertx.executeBlocking(blobs::newTempFile, false)
           .compose(t -> {
             synchronized (this) {
@@ -157,7 +166,7 @@ final class OnDemandFetcher implements ContentRoutes.OnDemand {
             synchronized (this) {
               out = f;
             }
-            return origin.get(served, file.href());
+            return span.within(() -> origin.get(served, file.href()));
           })
           .onSuccess(this::consume)
           .onFailure(this::finish);
@@ -248,6 +257,7 @@ final class OnDemandFetcher implements ContentRoutes.OnDemand {
       synchronized (this) {
         if (done) return;
         done = true;
+        span.end(error, received);
         if (error != null) {
           failure = error;
           if (out != null) out.close();

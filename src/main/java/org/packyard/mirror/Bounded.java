@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 /** Runs asynchronous work over a list with at most N in flight. */
@@ -15,8 +14,8 @@ final class Bounded {
 
   /**
    * Applies {@code fn} to every item, at most {@code limit} at once, and completes with the results
-   * in input order; fails with the first failure, no new work starting after it, once the work
-   * already started has ended (so a failed sync leaves no download running, nor its temp file).
+   * in input order; fails with the first failure (no new work starts after it), once the work
+   * already running has settled (so nothing is still writing when the caller cleans up).
    */
   static <T, R> Future<List<R>> forEach(List<T> items, int limit, Function<T, Future<R>> fn) {
     Promise<List<R>> done = Promise.promise();
@@ -24,16 +23,14 @@ final class Bounded {
     List<R> results = Collections.synchronizedList(new ArrayList<>(Collections.nCopies(items.size(), null)));
     AtomicInteger next = new AtomicInteger();
     AtomicInteger finished = new AtomicInteger();
-    AtomicInteger running = new AtomicInteger();
-    AtomicReference<Throwable> failure = new AtomicReference<>();
+    AtomicInteger inFlight = new AtomicInteger();
+    java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
     Runnable[] launch = new Runnable[1];
     launch[0] = () -> {
-      running.incrementAndGet(); // before the check: a failure seen below cannot end the run under us
-      int i = failure.get() != null ? items.size() : next.getAndIncrement();
-      if (i >= items.size()) {
-        if (running.decrementAndGet() == 0 && failure.get() != null) done.tryFail(failure.get());
-        return;
-      }
+      if (failure.get() != null) return;
+      int i = next.getAndIncrement();
+      if (i >= items.size()) return;
+      inFlight.incrementAndGet();
       Future<R> f;
       try {
         f = fn.apply(items.get(i));
@@ -41,13 +38,20 @@ final class Bounded {
         f = Future.failedFuture(e);
       }
       f.onComplete(ar -> {
-        if (ar.failed()) failure.compareAndSet(null, ar.cause());
-        else results.set(i, ar.result());
-        boolean last = running.decrementAndGet() == 0;
+        int left = inFlight.decrementAndGet();
+        if (ar.failed()) {
+          failure.compareAndSet(null, ar.cause());
+        } else {
+          results.set(i, ar.result());
+          if (finished.incrementAndGet() == items.size()) {
+            done.tryComplete(new ArrayList<>(results));
+            return;
+          }
+        }
+        // After a failure nothing new starts; the failure is reported once the items already
+        // running have settled, so none of them is still writing when the caller cleans up.
         if (failure.get() != null) {
-          if (last) done.tryFail(failure.get());
-        } else if (finished.incrementAndGet() == items.size()) {
-          done.tryComplete(new ArrayList<>(results));
+          if (left == 0) done.tryFail(failure.get());
         } else {
           launch[0].run();
         }

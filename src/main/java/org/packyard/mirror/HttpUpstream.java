@@ -8,11 +8,9 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpHeaders;
-import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
 import java.net.URI;
 import java.nio.file.Path;
-import org.packyard.Version;
 import org.packyard.config.Redact;
 
 /** An http(s) mirror, read with its transfer's Vert.x client; bodies stream to disk, verified. */
@@ -42,7 +40,9 @@ final class HttpUpstream implements Upstream {
 
   /** GET {@code url}; succeeds with the paused response of a 200, fails with the status otherwise. */
   static Future<HttpClientResponse> get(HttpClient client, String url, long idleTimeoutMs, Runnable onResponse) {
-    return client.request(Upstreams.get(url, idleTimeoutMs))
+    RequestOptions opts = Upstreams.get(url, idleTimeoutMs);
+    org.packyard.observe.Propagation.inject(opts);
+    return client.request(opts)
         .compose(req -> req.send())
         .recover(e -> Future.failedFuture(new UpstreamException(url + ": " + Syncer.message(e), 0, e)))
         .compose(resp -> {

@@ -68,22 +68,32 @@ public final class Syncer implements AutoCloseable {
   private final ExecutorService ingest;
   private final Consumer<Published> onPublish;
   private final Map<String, Future<SyncResult>> running = new HashMap<>();
+  private volatile java.util.function.BiConsumer<String, String> onFailure = (repo, message) -> {};
+  private final SyncMeters meters;
+  private final SyncGate gate;
 
   /** A syncer with its own {@link Downloader} on Vert.x timers, downloading every listed package. */
   public Syncer(Vertx vertx, Upstreams upstreams, BlobStore blobs, SnapshotStore snapshots, StateStore state,
       Clock clock, Consumer<Published> onPublish) {
+    this(vertx, upstreams, blobs, snapshots, state, clock, onPublish, SyncGate.local(snapshots));
+  }
+
+  /** Such a syncer that runs a sync only when {@code gate} lets it, and publishes through it. */
+  public Syncer(Vertx vertx, Upstreams upstreams, BlobStore blobs, SnapshotStore snapshots, StateStore state,
+      Clock clock, Consumer<Published> onPublish, SyncGate gate) {
     this(vertx, new Downloader(vertx, upstreams, blobs, Scheduler.vertx(vertx, clock), Downloader.Options.DEFAULT),
-        true, snapshots, state, clock, onPublish, PackagePlan.ALL);
+        true, snapshots, state, clock, onPublish, PackagePlan.ALL, gate);
   }
 
   /** A syncer over {@code downloader} (not closed with it), fetching the packages {@code plan} names. */
   public Syncer(Vertx vertx, Downloader downloader, SnapshotStore snapshots, StateStore state, Clock clock,
       Consumer<Published> onPublish, PackagePlan plan) {
-    this(vertx, downloader, false, snapshots, state, clock, onPublish, plan);
+    this(vertx, downloader, false, snapshots, state, clock, onPublish, plan, SyncGate.local(snapshots));
   }
 
   private Syncer(Vertx vertx, Downloader downloader, boolean owns, SnapshotStore snapshots, StateStore state,
-      Clock clock, Consumer<Published> onPublish, PackagePlan plan) {
+      Clock clock, Consumer<Published> onPublish, PackagePlan plan, SyncGate gate) {
+    this.gate = Objects.requireNonNull(gate, "gate");
     this.downloader = downloader;
     this.ownsDownloader = owns;
     this.blobs = downloader.blobs();
@@ -92,6 +102,7 @@ public final class Syncer implements AutoCloseable {
     this.clock = clock;
     this.onPublish = onPublish;
     this.plan = Objects.requireNonNull(plan, "plan");
+    this.meters = new SyncMeters(downloader.telemetry().registry(), clock);
     this.worker = vertx.createSharedWorkerExecutor("packyard-sync", 2, 6, TimeUnit.HOURS);
     AtomicInteger n = new AtomicInteger();
     this.ingest = new ThreadPoolExecutor(2, 2, 1, TimeUnit.MINUTES, new ArrayBlockingQueue<>(16), r -> {
@@ -99,6 +110,11 @@ public final class Syncer implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
+  }
+
+  /** Tells {@code listener} of every failed sync: the repository and the message (the change feed's sync.failed). */
+  public void onFailure(java.util.function.BiConsumer<String, String> listener) {
+    this.onFailure = listener;
   }
 
   /** The download engine: for stats and metrics, and for fetching one file on demand. */
@@ -113,7 +129,7 @@ public final class Syncer implements AutoCloseable {
       if (r != null) return r;
       Promise<SyncResult> p = Promise.promise();
       running.put(repo.name(), p.future());
-      run(repo, listener).onComplete(ar -> {
+      gated(repo, listener).onComplete(ar -> {
         synchronized (running) {
           running.remove(repo.name());
         }
@@ -123,37 +139,68 @@ public final class Syncer implements AutoCloseable {
     }
   }
 
-  private Future<SyncResult> run(RepositoryConfig repo, SyncListener l) {
+  /** Runs the sync once the gate lets this process; reports another process's sync as unchanged here. */
+  private Future<SyncResult> gated(RepositoryConfig repo, SyncListener l) {
     long start = clock.millis();
+    Future<SyncGate.Pass> entered;
+    try {
+      entered = gate.enter(repo.name());
+    } catch (RuntimeException e) {
+      entered = Future.failedFuture(e);
+    }
+    return entered.recover(e -> Future.failedFuture(new SyncException(repo.name() + ": " + message(e), e)))
+        .compose(pass -> {
+          if (pass == null) {
+            return blocking(() -> snapshots.current(repo.name()).orElseThrow(() -> new SyncException(
+                repo.name() + ": another process ran this sync and published nothing", null)))
+                .map(cur -> new SyncResult(repo.name(), SyncResult.Outcome.UNCHANGED, cur, clock.millis() - start));
+          }
+          return run(repo, l, pass).andThen(ar -> pass.leave());
+        });
+  }
+
+  private Future<SyncResult> run(RepositoryConfig repo, SyncListener l, SyncGate.Pass pass) {
+    long start = clock.millis();
+    SyncTrace trace = SyncTrace.start(downloader.telemetry(), repo.name());
     Future<Long> runId = blocking(() -> recordStart(repo.name()));
     Future<SyncResult> result = runId
         .compose(id -> blocking(() -> snapshots.current(repo.name()).orElse(null)))
-        .compose(current -> downloader.mirrors(repo).compose(set -> {
+        .compose(current -> trace.phase("sync.repomd", p -> p.within(() -> downloader.mirrors(repo)).compose(set -> {
           l.phase(repo.name(), "repomd", set.describe(REPOMD));
-          return downloader.fetchRepomd(set).compose(md -> {
-            if (current != null && current.manifest().upstreamRepomdSha256().equals(md.sha256())
-                && java.util.Objects.equals(current.manifest().filters(), fingerprint(repo))) {
-              return ensurePackages(repo, set, current, l)
-                  .map(v -> new SyncResult(repo.name(), SyncResult.Outcome.UNCHANGED, current, clock.millis() - start));
-            }
-            return fetchAndPublish(repo, set, md, l)
-                .map(pub -> new SyncResult(repo.name(), SyncResult.Outcome.PUBLISHED, pub, clock.millis() - start));
-          });
+          return p.within(() -> downloader.fetchRepomd(set)).map(md -> new Fetched(set, md));
+        })).compose(f -> {
+          MirrorSet set = f.set();
+          Downloader.ChosenRepomd md = f.repomd();
+          if (current != null && current.manifest().upstreamRepomdSha256().equals(md.sha256())
+              && java.util.Objects.equals(current.manifest().filters(), fingerprint(repo))) {
+            return trace.phase("sync.packages", p -> ensurePackages(repo, set, current, l, p))
+                .map(v -> new SyncResult(repo.name(), SyncResult.Outcome.UNCHANGED, current, clock.millis() - start));
+          }
+          return fetchAndPublish(repo, set, md, l, trace, pass)
+              .map(pub -> new SyncResult(repo.name(), SyncResult.Outcome.PUBLISHED, pub, clock.millis() - start));
         }))
         .recover(e -> Future.failedFuture(e instanceof SyncException ? e
             : new SyncException(repo.name() + ": " + message(e), e)));
-    return result.andThen(ar -> runId.onSuccess(id -> blocking(() -> {
-      recordFinish(id, ar.succeeded() ? ar.result() : null, ar.failed() ? ar.cause().getMessage() : null);
-      return null;
-    })));
+    return result.andThen(ar -> {
+      trace.end(ar.succeeded() ? ar.result().outcome().name().toLowerCase(java.util.Locale.ROOT) : "failed", ar.cause());
+      if (ar.failed()) onFailure.accept(repo.name(), message(ar.cause()));
+      meters.finished(repo.name(), ar.succeeded() ? ar.result().outcome().name().toLowerCase(java.util.Locale.ROOT) : "failed",
+          clock.millis() - start);
+      runId.onSuccess(id -> blocking(() -> {
+        recordFinish(id, ar.succeeded() ? ar.result() : null, ar.failed() ? ar.cause().getMessage() : null);
+        return null;
+      }));
+    });
   }
+
+  private record Fetched(MirrorSet set, Downloader.ChosenRepomd repomd) {}
 
   /** What the index step produced, kept until publish or discard. */
   private record Built(SnapshotStore.Staging staging, IndexBuilder.Stats stats, List<RepoFile> wanted, List<String> shas) {}
 
   private Future<Published> fetchAndPublish(RepositoryConfig repo, MirrorSet set, Downloader.ChosenRepomd chosen,
-      SyncListener l) {
-    return blocking(() -> {
+      SyncListener l, SyncTrace trace, SyncGate.Pass pass) {
+    return trace.phase("sync.metadata", p -> blocking(() -> {
       Repomd md;
       try {
         md = Repomd.parse(chosen.bytes());
@@ -163,21 +210,20 @@ public final class Syncer implements AutoCloseable {
       if (md.file("primary") == null) throw new SyncException(repo.name() + ": repomd.xml lists no primary", null);
       storeBytes(chosen.bytes(), chosen.sha256());
       return md;
-    }).compose(md -> signatures(chosen.mirror()).compose(sigs -> {
+    }).compose(md -> p.within(() -> signatures(chosen.mirror())).compose(sigs -> {
       List<RepoFile> wanted = md.files().stream().filter(f -> !f.isSqliteDatabase()).toList();
       List<FetchItem> items = wanted.stream().map(FetchItem::of).toList();
       l.phase(repo.name(), "download", wanted.size() + " metadata files");
       AtomicInteger done = new AtomicInteger();
-      return downloader.fetchAll(set, items, item -> l.files(repo.name(), done.incrementAndGet(), items.size()))
-          .compose(shas -> blocking(() -> tree(repo, md, chosen.sha256(), sigs, wanted, shas, l)))
-          .compose(tree -> blocking(() -> build(repo, tree.md(), tree.wanted(), tree.shas(), l))
-          .compose(built -> fetchPackages(repo, set, built.staging().indexDir(), l)
-              .compose(v -> blocking(() -> publish(repo, tree, chosen.sha256(), built, mirrorOrder(set, chosen), l)))
-              .recover(e -> blocking(() -> {
-                snapshots.discard(built.staging());
-                return null;
-              }).transform(x -> Future.failedFuture(e)))));
-    }));
+      return p.within(() -> downloader.fetchAll(set, items, item -> l.files(repo.name(), done.incrementAndGet(), items.size())))
+          .compose(shas -> blocking(() -> tree(repo, md, chosen.sha256(), sigs, wanted, shas, l)));
+    }))).compose(tree -> trace.phase("sync.index", p -> blocking(() -> build(repo, tree.md(), tree.wanted(), tree.shas(), l)))
+        .compose(built -> trace.phase("sync.packages", p -> fetchPackages(repo, set, built.staging().indexDir(), l, p))
+            .compose(v -> trace.phase("sync.publish", p -> blocking(() -> publish(repo, tree, chosen.sha256(), built, mirrorOrder(set, chosen), l, pass))))
+            .recover(e -> blocking(() -> {
+              snapshots.discard(built.staging());
+              return null;
+            }).transform(x -> Future.failedFuture(e)))));
   }
 
   /** The tree to publish: the upstream's as fetched, or rewritten to the packages the filters keep. */
@@ -264,7 +310,7 @@ public final class Syncer implements AutoCloseable {
   }
 
   /** For {@code immediate}: stores every package the plan names from the index in {@code indexDir}. */
-  private Future<Void> fetchPackages(RepositoryConfig repo, MirrorSet set, Path indexDir, SyncListener l) {
+  private Future<Void> fetchPackages(RepositoryConfig repo, MirrorSet set, Path indexDir, SyncListener l, SyncTrace.Phase p) {
     if (repo.policy() != Policy.IMMEDIATE) return Future.succeededFuture();
     return blocking(() -> {
       try (SnapshotIndex index = SnapshotIndex.open(indexDir)) {
@@ -276,14 +322,14 @@ public final class Syncer implements AutoCloseable {
       long t0 = clock.millis();
       AtomicLong done = new AtomicLong();
       AtomicLong lastReport = new AtomicLong(t0);
-      return downloader.fetchAll(set, items, item -> {
+      return p.within(() -> downloader.fetchAll(set, items, item -> {
         long d = done.incrementAndGet();
         long now = clock.millis();
         long last = lastReport.get();
         if (d == items.size() || (now - last >= PROGRESS_EVERY_MS && lastReport.compareAndSet(last, now))) {
           l.downloads(repo.name(), d, items.size(), downloader.stats());
         }
-      }).map(shas -> {
+      })).map(shas -> {
         LOG.info(repo.name() + ": " + items.size() + " package files stored; ms " + (clock.millis() - t0));
         return null;
       });
@@ -291,8 +337,8 @@ public final class Syncer implements AutoCloseable {
   }
 
   /** An unchanged {@code immediate} repository: makes sure the published snapshot's packages are stored. */
-  private Future<Void> ensurePackages(RepositoryConfig repo, MirrorSet set, Published current, SyncListener l) {
-    return fetchPackages(repo, set, current.indexDir(), l);
+  private Future<Void> ensurePackages(RepositoryConfig repo, MirrorSet set, Published current, SyncListener l, SyncTrace.Phase p) {
+    return fetchPackages(repo, set, current.indexDir(), l, p);
   }
 
   /** The mirrors' base URLs, the one whose repomd.xml was chosen first, then as they ranked. */
@@ -304,7 +350,7 @@ public final class Syncer implements AutoCloseable {
   }
 
   private Published publish(RepositoryConfig repo, Tree tree, String upstreamRepomdSha, Built b, List<String> mirrors,
-      SyncListener l) throws IOException {
+      SyncListener l, SyncGate.Pass pass) throws IOException {
     Repomd md = tree.md();
     String repomdSha = tree.repomdSha();
     List<Manifest.FileRef> sigs = tree.sigs();
@@ -321,7 +367,7 @@ public final class Syncer implements AutoCloseable {
     Manifest m = new Manifest(Manifest.FORMAT, repo.name(), snapshots.newId(repomdSha),
         clock.instant().toString(), repo.upstream().toString(), md.revision(), b.stats().packages(), refs,
         filters == null ? null : upstreamRepomdSha, filters, mirrors);
-    Published pub = snapshots.publish(b.staging(), m);
+    Published pub = pass.publish(b.staging(), m);
     LOG.info(repo.name() + ": published " + m.id() + " (durable in " + (System.nanoTime() - t0) / 1_000_000 + " ms)");
     onPublish.accept(pub);
     return pub;
@@ -359,7 +405,8 @@ public final class Syncer implements AutoCloseable {
 
   private <T> Future<T> blocking(Callable<T> c) {
     try {
-      return worker.executeBlocking(c, false);
+      // The step runs in the trace it was started in: its log lines carry the sync's ids.
+      return worker.executeBlocking(io.opentelemetry.context.Context.current().wrap(c), false);
     } catch (java.util.concurrent.RejectedExecutionException e) {
       return Future.failedFuture(new UpstreamException("shutting down"));
     }

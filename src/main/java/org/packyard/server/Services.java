@@ -7,14 +7,19 @@ import java.time.Clock;
 import org.packyard.access.AccessControl;
 import org.packyard.access.Directory;
 import org.packyard.access.DirectoryFactory;
-import org.packyard.access.SqliteAccessStore;
 import org.packyard.catalog.Catalog;
 import org.packyard.config.PackyardConfig;
 import org.packyard.mirror.Syncer;
 import org.packyard.mirror.Upstreams;
+import org.packyard.replica.SharedSnapshots;
+import org.packyard.replica.SyncLeases;
+import org.packyard.observe.Telemetry;
+import org.packyard.feed.ChangeFeed;
+import org.packyard.feed.Webhooks;
+import org.packyard.store.FeedStore;
 import org.packyard.store.FsBlobStore;
 import org.packyard.store.SnapshotStore;
-import org.packyard.store.SqliteStateStore;
+import org.packyard.store.StateDatabase;
 import org.packyard.store.StateStore;
 
 /**
@@ -29,40 +34,87 @@ public final class Services implements AutoCloseable {
   public final Clock clock;
   public final FsBlobStore blobs;
   public final SnapshotStore snapshots;
+  public final StateDatabase database;
   public final StateStore state;
   public final Upstreams upstreams;
   public final Catalog catalog;
   public final Syncer syncer;
   public final AccessControl access;
+  /** Snapshots published by any process on the state store, followed here. */
+  public final SharedSnapshots shared;
+  /** This process among the replicas: host, pid and a random part. */
+  public final String replica;
+  public final Telemetry telemetry;
+  public final FeedStore feedStore;
+  public final Webhooks webhooks;
+  public final ChangeFeed feed;
 
   public Services(Vertx vertx, PackyardConfig config, Clock clock) throws IOException {
+    this(vertx, config, clock, Telemetry.off());
+  }
+
+  /** The stores and engines, traced and metered by {@code telemetry} (not closed with them). */
+  public Services(Vertx vertx, PackyardConfig config, Clock clock, Telemetry telemetry) throws IOException {
     this.config = config;
+    this.telemetry = telemetry;
     this.clock = clock;
     Files.createDirectories(config.data());
     this.blobs = new FsBlobStore(config.data());
     this.snapshots = new SnapshotStore(config.data(), KEEP_SNAPSHOTS, clock);
-    this.state = new SqliteStateStore(config.data().resolve("state.db"));
-    this.upstreams = new Upstreams(vertx);
+    this.database = StateDatabase.open(config.state(), config.data(), clock);
+    this.state = database.state();
+    this.upstreams = new Upstreams(vertx, Upstreams.Timeouts.DEFAULT, telemetry);
     this.catalog = new Catalog(config, snapshots);
-    this.syncer = new Syncer(vertx, upstreams, blobs, snapshots, state, clock, catalog::install);
-    this.access = new AccessControl(vertx, new SqliteAccessStore(config.data().resolve("state.db"), clock),
-        directory(vertx, config, clock), clock);
+    this.feedStore = database.feed();
+    this.webhooks = new Webhooks(vertx, feedStore, config.observe().webhooks(), clock, telemetry, Webhooks.Options.DEFAULT);
+    this.feed = new ChangeFeed(vertx, feedStore, clock, webhooks);
+    this.replica = replicaId();
+    this.shared = new SharedSnapshots(state, blobs, snapshots, catalog, replica, clock);
+    this.syncer = new Syncer(vertx, upstreams, blobs, snapshots, state, clock, this::published,
+        new SyncLeases(vertx, state, shared, SyncLeases.Timing.DEFAULT));
+    syncer.onFailure(feed::syncFailed);
+    this.access = new AccessControl(vertx, database.access(), directory(vertx, config, clock, telemetry), clock);
     access.reload();
+    database.onChange(StateDatabase.Topic.ACCESS, v -> access.changed());
+    database.onChange(StateDatabase.Topic.SNAPSHOTS, r -> shared.changed());
     snapshots.cleanStaging();
     blobs.cleanTemp();
   }
 
-  private static Directory directory(Vertx vertx, PackyardConfig config, Clock clock) {
-    return config.directory() == null ? Directory.NONE : DirectoryFactory.create(vertx, config.directory(), clock);
+  private static String replicaId() {
+    String host;
+    try {
+      host = java.net.InetAddress.getLocalHost().getHostName();
+    } catch (java.io.IOException e) {
+      host = "localhost";
+    }
+    return host + "/" + ProcessHandle.current().pid() + "/" + java.util.UUID.randomUUID().toString().substring(0, 8);
+  }
+
+  /** A snapshot was published: serve it, then record what it changed (feed and webhooks). */
+  private void published(SnapshotStore.Published p) {
+    org.packyard.catalog.Served before = catalog.view().repository(p.repository());
+    catalog.install(p);
+    feed.published(before == null ? null : before.snapshot(), p);
+  }
+
+  private static Directory directory(Vertx vertx, PackyardConfig config, Clock clock, Telemetry telemetry) {
+    if (config.directory() == null) return Directory.NONE;
+    Directory d = DirectoryFactory.create(vertx, config.directory(), clock);
+    d.observe(telemetry);
+    return d;
   }
 
   @Override
   public void close() {
+    shared.close();
     access.close();
     access.store().close();
     syncer.close();
     upstreams.close();
     catalog.close();
-    state.close();
+    feed.close();
+    webhooks.close();
+    database.close();
   }
 }

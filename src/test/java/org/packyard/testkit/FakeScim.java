@@ -49,6 +49,8 @@ public final class FakeScim implements AutoCloseable {
 
   public final Vertx vertx = Vertx.vertx();
   public final List<Received> received = new CopyOnWriteArrayList<>();
+  /** The W3C traceparent of every request that had one, in order. */
+  public final List<String> traceparents = new CopyOnWriteArrayList<>();
   private final Map<String, JsonObject> users = new ConcurrentHashMap<>();
   private final List<HttpServerRequest> held = new ArrayList<>();
   private volatile Mode mode = Mode.SERVE;
@@ -167,6 +169,8 @@ public final class FakeScim implements AutoCloseable {
   private void handle(HttpServerRequest req) {
     synchronized (received) {
       received.add(new Received(req.getParam("filter"), req.getHeader("Authorization"), req.getHeader("Accept")));
+      String tp = req.getHeader("traceparent");
+      if (tp != null) traceparents.add(tp);
       received.notifyAll();
     }
     switch (mode) {
