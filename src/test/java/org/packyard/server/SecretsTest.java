@@ -120,6 +120,9 @@ class SecretsTest {
     }
     assertThat(logs).contains("sync failed: pub/broken: repomd.xml: http://***@127.0.0.1" + port + "/missing/repodata/repomd.xml")
         .contains("on-demand fetch of pub/lazy/" + PKG.href() + " failed: http://***@127.0.0.1" + port);
+    // the credentials are used, as HTTP Basic, for the repository whose URL carries them
+    assertThat(up.authorizations).contains("Basic " + java.util.Base64.getEncoder()
+        .encodeToString(("user:" + PASSWORD).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
     List<StateStore.SyncRun> runs = server.server.services().state.syncRuns(null, 50);
     assertThat(runs).extracting(StateStore.SyncRun::outcome).containsOnly("failed", "published");
     for (String secret : SECRETS) {

@@ -71,6 +71,8 @@ public final class FakeUpstream implements AutoCloseable {
   public final AtomicInteger throttled = new AtomicInteger();
   public final ConcurrentHashMap<String, AtomicInteger> paths = new ConcurrentHashMap<>();
   public final List<String> userAgents = new CopyOnWriteArrayList<>();
+  /** The Authorization header of every request that had one. */
+  public final List<String> authorizations = new CopyOnWriteArrayList<>();
   /** Every request gets this status when non-zero. */
   public volatile int failWith;
   private volatile boolean refuseAtOnce;
@@ -175,6 +177,8 @@ public final class FakeUpstream implements AutoCloseable {
     paths.computeIfAbsent(req.path(), k -> new AtomicInteger()).incrementAndGet();
     String ua = req.getHeader("User-Agent");
     if (ua != null) userAgents.add(ua);
+    String auth = req.getHeader("Authorization");
+    if (auth != null) authorizations.add(auth);
     String tp = req.getHeader("traceparent");
     if (tp != null) traceparents.put(req.path(), tp);
     if (serving.incrementAndGet() > throttleAbove) {
