@@ -30,8 +30,10 @@ public final class ConfigLoader {
   public static final String DEFAULT_LISTEN = "127.0.0.1:8080";
   public static final String DEFAULT_DATA = "./packyard-data";
 
-  private static final Set<String> TOP_KEYS = Set.of("listen", "data", "repositories", "directory");
-  private static final Set<String> DIRECTORY_KEYS = Set.of("url", "token_file", "timeout", "cache_ttl", "max_stale", "max_concurrency");
+  private static final Set<String> TOP_KEYS = Set.of("listen", "data", "repositories", "directory", "tls");
+  private static final Set<String> DIRECTORY_KEYS = Set.of("url", "token_file", "timeout", "cache_ttl", "max_stale", "max_concurrency",
+      "ca_file", "allow_insecure");
+  private static final Set<String> TLS_KEYS = Set.of("cert", "key");
   private static final List<String> REPO_KEYS = List.of("name", "upstream", "metalink", "mirrorlist", "policy",
       "branch", "channel", "sync_every", "access", "include", "exclude", "arches", "retain", "max_concurrency",
       "fixed_concurrency", "tls_ca_file", "tls_client_cert", "tls_client_key", "proxy");
@@ -77,6 +79,9 @@ public final class ConfigLoader {
       String value = e.getValue();
       if (rest.equals("listen") || rest.equals("data")) {
         root.put(rest, value);
+      } else if (rest.equals("tls_cert") || rest.equals("tls_key")) {
+        JsonNode tls = root.get("tls");
+        (tls instanceof ObjectNode o ? o : root.putObject("tls")).put(rest.substring(4), value);
       } else if (rest.equals("repositories")) {
         try {
           root.set("repositories", YAML.readTree(value));
@@ -98,7 +103,7 @@ public final class ConfigLoader {
         item.put(parts[1], value);
       } else {
         throw new ConfigException(var + ": unknown setting; known: PACKYARD_LISTEN, PACKYARD_DATA, "
-            + "PACKYARD_REPOSITORIES, PACKYARD_REPOSITORIES_<index>_<key>");
+            + "PACKYARD_REPOSITORIES, PACKYARD_REPOSITORIES_<index>_<key>, PACKYARD_TLS_CERT, PACKYARD_TLS_KEY");
       }
     }
   }
@@ -106,7 +111,7 @@ public final class ConfigLoader {
   private static PackyardConfig bind(ObjectNode root, String where, Path file) {
     for (Iterator<String> it = root.fieldNames(); it.hasNext(); ) {
       String k = it.next();
-      if (!TOP_KEYS.contains(k)) throw new ConfigException(where + ": unknown key '" + k + "'; known keys: listen, data, repositories, directory");
+      if (!TOP_KEYS.contains(k)) throw new ConfigException(where + ": unknown key '" + k + "'; known keys: listen, data, repositories, directory, tls");
     }
     PackyardConfig.Listen listen = PackyardConfig.Listen.parse(where + ": listen", text(root, "listen", where, DEFAULT_LISTEN));
     Path data = Path.of(text(root, "data", where, DEFAULT_DATA));
@@ -120,8 +125,24 @@ public final class ConfigLoader {
       for (int i = 0; i < list.size(); i++) repos.add(repository(list.get(i), where + ": repositories[" + i + "]", file));
     }
     DirectoryConfig directory = directory(root.get("directory"), where + ": directory", file);
+    TlsConfig tls = tls(root.get("tls"), where, file);
     try {
-      return new PackyardConfig(listen, data, repos, directory);
+      return new PackyardConfig(listen, data, repos, directory, tls);
+    } catch (ConfigException e) {
+      throw new ConfigException(where + ": " + e.getMessage());
+    }
+  }
+
+  /** {@code tls: {cert: FILE, key: FILE}}, both PEM, checked now so a bad file is named at start-up. */
+  private static TlsConfig tls(JsonNode node, String where, Path file) {
+    if (node == null || node.isNull()) return null;
+    if (!node.isObject()) throw new ConfigException(where + ": tls must be a mapping {cert: FILE, key: FILE}");
+    for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
+      String k = it.next();
+      if (!TLS_KEYS.contains(k)) throw new ConfigException(where + ": tls: unknown key '" + k + "'; known keys: cert, key");
+    }
+    try {
+      return new TlsConfig(path(node, "cert", where, file), path(node, "key", where, file)).checked();
     } catch (ConfigException e) {
       throw new ConfigException(where + ": " + e.getMessage());
     }
@@ -136,11 +157,13 @@ public final class ConfigLoader {
     }
     String timeout = text(node, "timeout", where, null), ttl = text(node, "cache_ttl", where, null), stale = text(node, "max_stale", where, null);
     try {
+      Path ca = path(node, "ca_file", where, file);
+      if (ca != null) Pem.requireCertificates(ca, "ca_file");
       return new DirectoryConfig(uri(node, "url", where, file), path(node, "token_file", where, file),
           timeout == null ? null : Durations.parse(where + ": timeout", timeout),
           ttl == null ? null : Durations.parse(where + ": cache_ttl", ttl),
           stale == null ? null : Durations.parse(where + ": max_stale", stale),
-          integer(node, "max_concurrency", where, 16));
+          integer(node, "max_concurrency", where, 16), ca, bool(node, "allow_insecure", where));
     } catch (ConfigException e) {
       throw e.getMessage().startsWith(where) ? e : new ConfigException(where + ": " + e.getMessage());
     }
@@ -220,6 +243,16 @@ public final class ConfigLoader {
     } catch (NumberFormatException e) {
       throw new ConfigException(where + ": " + key + " must be a whole number, got: " + s);
     }
+  }
+
+  private static boolean bool(JsonNode node, String key, String where) {
+    String s = text(node, key, where, null);
+    if (s == null) return false;
+    return switch (s.trim().toLowerCase(Locale.ROOT)) {
+      case "true", "yes", "on" -> true;
+      case "false", "no", "off" -> false;
+      default -> throw new ConfigException(where + ": " + key + " must be true or false, got: " + s);
+    };
   }
 
   private static Path path(JsonNode node, String key, String where, Path file) {

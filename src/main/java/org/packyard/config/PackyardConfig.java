@@ -5,12 +5,18 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** The whole configuration of one Packyard process. */
-public record PackyardConfig(Listen listen, Path data, List<RepositoryConfig> repositories, DirectoryConfig directory) {
+/** The whole configuration of one Packyard process; {@code directory} and {@code tls} may be null (none, plain HTTP). */
+public record PackyardConfig(Listen listen, Path data, List<RepositoryConfig> repositories, DirectoryConfig directory,
+    TlsConfig tls) {
 
   /** A configuration without an external directory. */
   public PackyardConfig(Listen listen, Path data, List<RepositoryConfig> repositories) {
     this(listen, data, repositories, null);
+  }
+
+  /** A configuration serving plain HTTP. */
+  public PackyardConfig(Listen listen, Path data, List<RepositoryConfig> repositories, DirectoryConfig directory) {
+    this(listen, data, repositories, directory, null);
   }
 
   /** {@code HOST:PORT} to listen on; port 0 picks a free one. */

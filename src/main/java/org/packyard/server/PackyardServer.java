@@ -70,6 +70,7 @@ public final class PackyardServer implements AutoCloseable {
   /** Opens the stores, maps the published snapshots and starts listening. */
   public static Future<PackyardServer> start(Vertx vertx, PackyardConfig config, Clock clock) {
     return vertx.executeBlocking(() -> {
+      ServerTls.check(vertx, config.tls());
       PackyardServer s = new PackyardServer(vertx, new Services(vertx, config, clock));
       s.catalog.loadAll();
       return s;
@@ -106,6 +107,7 @@ public final class PackyardServer implements AutoCloseable {
           .setDecompressionSupported(false)
           // dnf speaks HTTP/1.1; zero-copy sendfile needs it. No h2c upgrade.
           .setHttp2ClearTextEnabled(false);
+      ServerTls.apply(opts, config.tls());
       Router router = router();
       HttpServer server = vertx.createHttpServer(opts).requestHandler(req -> {
         if (PathSegments.wellFormedEscapes(req.path())) {
@@ -115,7 +117,8 @@ public final class PackyardServer implements AutoCloseable {
               .end("400: Bad Request\nthe path has a malformed percent-escape");
         }
       });
-      return server.listen().onSuccess(s -> port.compareAndSet(0, s.actualPort()));
+      return server.listen().onSuccess(s -> port.compareAndSet(0, s.actualPort()))
+          .recover(e -> Future.failedFuture(ServerTls.explain(e, config.tls())));
     }
   }
 
