@@ -13,7 +13,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -36,7 +35,9 @@ public final class AccessControl implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(AccessControl.class.getName());
   /** How long an authenticated header is remembered (revocation is immediate on this replica). */
   static final long CACHE_MILLIS = 30_000;
+  /** Bounds of each header cache: entries, and estimated bytes. */
   static final int CACHE_MAX = 10_000;
+  static final long CACHE_MAX_BYTES = 4L << 20;
   static final long POLL_MILLIS = 2_000;
 
   /** The result of reading an Authorization header. */
@@ -51,14 +52,13 @@ public final class AccessControl implements AutoCloseable {
     record User(String user, String tokenId, Instant expiresAt) implements Auth {}
   }
 
-  private record Cached(Auth auth, long modelVersion, long until) {}
-
   private final Vertx vertx;
   private final AccessStore store;
   private final Directory directory;
   private final Clock clock;
-  private final Map<String, Cached> cache = new ConcurrentHashMap<>();
-  private final Map<String, Memo> subjects = new ConcurrentHashMap<>();
+  /** Authenticated headers only, by the header's sha256: failures are parsed again, never kept. */
+  private final AuthCache<Auth.User> cache;
+  private final AuthCache<Memo> subjects;
   /** Version -1: any model loaded from the store, even an empty one at version 0, replaces it. */
   private static final AccessModel UNLOADED = new AccessModel(new AccessData(-1, Set.of(), Map.of(), List.of(), List.of()));
 
@@ -67,10 +67,16 @@ public final class AccessControl implements AutoCloseable {
   private long timer = -1;
 
   public AccessControl(Vertx vertx, AccessStore store, Directory directory, Clock clock) {
+    this(vertx, store, directory, clock, CACHE_MAX, CACHE_MAX_BYTES);
+  }
+
+  AccessControl(Vertx vertx, AccessStore store, Directory directory, Clock clock, int cacheEntries, long cacheBytes) {
     this.vertx = vertx;
     this.store = store;
     this.directory = directory;
     this.clock = clock;
+    this.cache = new AuthCache<>(cacheEntries, cacheBytes);
+    this.subjects = new AuthCache<>(cacheEntries, cacheBytes);
   }
 
   public AccessModel model() {
@@ -103,6 +109,7 @@ public final class AccessControl implements AutoCloseable {
     AccessModel before = model.getAndUpdate(cur -> m.version() > cur.version() ? m : cur);
     if (m.version() <= before.version()) return false;
     cache.clear();
+    subjects.clear();
     return true;
   }
 
@@ -136,20 +143,32 @@ public final class AccessControl implements AutoCloseable {
   /** Reads an Authorization header (null: anonymous), using the cache. */
   public Auth authenticate(String header) {
     if (header == null || header.isEmpty()) return new Auth.Anonymous();
+    return authenticate(header, AuthCache.key(header));
+  }
+
+  private Auth authenticate(String header, String key) {
     long now = clock.millis();
     AccessModel m = model();
-    Cached c = cache.get(header);
-    if (c != null && c.modelVersion == m.version() && c.until > now) {
-      if (c.auth instanceof Auth.User u && u.expiresAt() != null && !u.expiresAt().isAfter(clock.instant())) {
-        cache.remove(header);
+    Auth.User c = cache.get(key, m.version(), now);
+    if (c != null) {
+      if (c.expiresAt() != null && !c.expiresAt().isAfter(clock.instant())) {
+        cache.remove(key);
         return new Auth.Invalid("the token has expired");
       }
-      return c.auth;
+      return c;
     }
     Auth a = parse(header, m);
-    if (cache.size() >= CACHE_MAX) cache.clear(); // bounded; refilled by the next requests
-    cache.put(header, new Cached(a, m.version(), now + CACHE_MILLIS));
+    if (a instanceof Auth.User u) cache.put(key, u, m.version(), now + CACHE_MILLIS, 2 * (u.user().length() + u.tokenId().length()) + 64);
     return a;
+  }
+
+  /** Headers remembered now (authenticated ones only), and their estimated bytes. */
+  int cachedHeaders() {
+    return cache.size();
+  }
+
+  long cachedBytes() {
+    return cache.bytes();
   }
 
   private Auth parse(String header, AccessModel m) {
@@ -194,20 +213,22 @@ public final class AccessControl implements AutoCloseable {
    * (or the credentials are invalid): the caller then takes the full path.
    */
   public Subject subjectNow(String header) {
-    Auth a = authenticate(header);
-    if (a instanceof Auth.Anonymous) return Subject.ANONYMOUS;
-    if (!(a instanceof Auth.User u)) return null;
+    if (header == null || header.isEmpty()) return Subject.ANONYMOUS;
+    String key = AuthCache.key(header);
+    if (!(authenticate(header, key) instanceof Auth.User u)) return null;
     Future<Directory.Answer> f = directory.groups(u.user());
     if (!f.isComplete() || f.failed()) return null;
     // The subject follows from the user, the access model and the directory's answer: while the
     // model is the same object and the answer the same groups, the one built last time stands.
     Directory.Answer answer = f.result();
     AccessModel m = model();
-    Memo memo = subjects.get(header);
+    long now = clock.millis();
+    Memo memo = subjects.get(key, m.version(), now);
     if (memo != null && memo.model == m && memo.answer.equals(answer) && memo.subject.user().equals(u.user())) return memo.subject;
     Subject s = subject(u.user(), m.groupsOf(u.user()), answer);
-    if (subjects.size() >= CACHE_MAX) subjects.clear(); // bounded; refilled by the next requests
-    subjects.put(header, new Memo(s, m, answer));
+    int weight = 64;
+    for (Principal p : s.principals()) weight += 2 * p.name().length() + 48;
+    subjects.put(key, new Memo(s, m, answer), m.version(), now + CACHE_MILLIS, 2 * weight);
     return s;
   }
 

@@ -113,6 +113,10 @@ public interface AccessStore extends AutoCloseable {
    * revoked, whose owner binding was removed or who left the owning group a moment before is
    * refused, whatever any in-memory model says. Audit rows (actor {@code user:NAME}) are written
    * only for bindings that were created; the version is bumped only when something changed.
+   * SQLite takes the write lock first ({@code BEGIN IMMEDIATE}); a server database must
+   * serialize the same way before its first read (for instance by locking the access version row
+   * {@code FOR UPDATE}, which every access change updates), since a snapshot read alone would let
+   * a concurrent revocation commit between the check and the write.
    */
   BatchResult batchCreate(Caller caller, Principal principal, Role role, List<String> targets);
 

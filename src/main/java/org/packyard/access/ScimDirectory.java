@@ -6,6 +6,7 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClientAgent;
 import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.net.PemTrustOptions;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
@@ -151,6 +152,7 @@ public final class ScimDirectory implements Directory {
         .setKeepAliveTimeout(60)
         .setTcpNoDelay(true)
         .setVerifyHost(true);
+    if (config.caFile() != null) o.setTrustOptions(new PemTrustOptions().addCertPath(config.caFile().toString()));
     // the limiter admits at most max_concurrency requests; the pool never needs to queue more
     PoolOptions pool = new PoolOptions().setHttp1MaxSize(config.maxConcurrency()).setMaxWaitQueueSize(config.maxConcurrency());
     this.http = vertx.createHttpClient(o, pool);

@@ -54,7 +54,7 @@ final class ServeCommand implements Callable<Integer> {
     if (sample) {
       Path upstream = Sample.extract(config.data());
       config = new PackyardConfig(config.listen(), config.data(), List.of(Sample.repository(upstream)),
-          config.directory(), config.observe()).withState(config.state());
+          config.directory(), config.observe()).withState(config.state()).withTls(config.tls());
     }
     Logging.configure(LogFormat.parse(config.observe().logFormat()));
     Telemetry telemetry = Telemetry.fromEnvironment();
@@ -103,7 +103,7 @@ final class ServeCommand implements Callable<Integer> {
   private static void printUrls(PackyardConfig config, int port, boolean sample) {
     String host = config.listen().host();
     if (host.equals("0.0.0.0") || host.equals("::")) host = "127.0.0.1";
-    String base = "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
+    String base = (config.tls() == null ? "http://" : "https://") + (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
     StringBuilder b = new StringBuilder();
     b.append("Packyard is serving on ").append(base).append(" (data in ").append(config.data().toAbsolutePath()).append(")\n");
     if (sample) b.append("No --config given: serving the bundled sample repository.\n");

@@ -30,9 +30,11 @@ public final class ConfigLoader {
   public static final String DEFAULT_LISTEN = "127.0.0.1:8080";
   public static final String DEFAULT_DATA = "./packyard-data";
 
-  private static final Set<String> TOP_KEYS = Set.of("listen", "data", "repositories", "directory", "log_format", "webhooks", "state");
+  private static final Set<String> TOP_KEYS = Set.of("listen", "data", "repositories", "directory", "log_format", "webhooks", "state", "tls");
   private static final Set<String> STATE_KEYS = Set.of("url", "password_file", "max_connections");
-  private static final Set<String> DIRECTORY_KEYS = Set.of("url", "token_file", "timeout", "cache_ttl", "max_stale", "max_concurrency");
+  private static final Set<String> DIRECTORY_KEYS = Set.of("url", "token_file", "timeout", "cache_ttl", "max_stale", "max_concurrency",
+      "ca_file", "allow_insecure");
+  private static final Set<String> TLS_KEYS = Set.of("cert", "key");
   private static final List<String> REPO_KEYS = List.of("name", "upstream", "metalink", "mirrorlist", "policy",
       "branch", "channel", "sync_every", "access", "include", "exclude", "arches", "retain", "max_concurrency",
       "fixed_concurrency", "tls_ca_file", "tls_client_cert", "tls_client_key", "proxy");
@@ -90,6 +92,9 @@ public final class ConfigLoader {
           if (st != null && st.isValueNode()) obj.put("url", st.asText());
         }
         obj.put(key, value);
+      } else if (rest.equals("tls_cert") || rest.equals("tls_key")) {
+        JsonNode tls = root.get("tls");
+        (tls instanceof ObjectNode o ? o : root.putObject("tls")).put(rest.substring(4), value);
       } else if (rest.equals("repositories")) {
         try {
           root.set("repositories", YAML.readTree(value));
@@ -111,7 +116,8 @@ public final class ConfigLoader {
         item.put(parts[1], value);
       } else {
         throw new ConfigException(var + ": unknown setting; known: PACKYARD_LISTEN, PACKYARD_DATA, PACKYARD_LOG_FORMAT, "
-            + "PACKYARD_REPOSITORIES, PACKYARD_REPOSITORIES_<index>_<key>, PACKYARD_STATE, PACKYARD_STATE_<key>");
+            + "PACKYARD_REPOSITORIES, PACKYARD_REPOSITORIES_<index>_<key>, PACKYARD_STATE, PACKYARD_STATE_<key>, "
+            + "PACKYARD_TLS_CERT, PACKYARD_TLS_KEY");
       }
     }
   }
@@ -134,8 +140,25 @@ public final class ConfigLoader {
     }
     DirectoryConfig directory = directory(root.get("directory"), where + ": directory", file);
     StateConfig state = state(root.get("state"), where + ": state", file, env);
+    TlsConfig tls = tls(root.get("tls"), where, file);
     try {
-      return new PackyardConfig(listen, data, repos, directory, ObserveConfig.parse(root, where, file), state);
+      return new PackyardConfig(listen, data, repos, directory, ObserveConfig.parse(root, where, file), state, tls);
+    } catch (ConfigException e) {
+      if (e.getMessage().startsWith(where)) throw e;
+      throw new ConfigException(where + ": " + e.getMessage());
+    }
+  }
+
+  /** {@code tls: {cert: FILE, key: FILE}}, both PEM, checked now so a bad file is named at start-up. */
+  private static TlsConfig tls(JsonNode node, String where, Path file) {
+    if (node == null || node.isNull()) return null;
+    if (!node.isObject()) throw new ConfigException(where + ": tls must be a mapping {cert: FILE, key: FILE}");
+    for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
+      String k = it.next();
+      if (!TLS_KEYS.contains(k)) throw new ConfigException(where + ": tls: unknown key '" + k + "'; known keys: cert, key");
+    }
+    try {
+      return new TlsConfig(path(node, "cert", where, file), path(node, "key", where, file)).checked();
     } catch (ConfigException e) {
       if (e.getMessage().startsWith(where)) throw e;
       throw new ConfigException(where + ": " + e.getMessage());
@@ -151,11 +174,13 @@ public final class ConfigLoader {
     }
     String timeout = text(node, "timeout", where, null), ttl = text(node, "cache_ttl", where, null), stale = text(node, "max_stale", where, null);
     try {
+      Path ca = path(node, "ca_file", where, file);
+      if (ca != null) Pem.requireCertificates(ca, "ca_file");
       return new DirectoryConfig(uri(node, "url", where, file), path(node, "token_file", where, file),
           timeout == null ? null : Durations.parse(where + ": timeout", timeout),
           ttl == null ? null : Durations.parse(where + ": cache_ttl", ttl),
           stale == null ? null : Durations.parse(where + ": max_stale", stale),
-          integer(node, "max_concurrency", where, 16));
+          integer(node, "max_concurrency", where, 16), ca, bool(node, "allow_insecure", where));
     } catch (ConfigException e) {
       throw e.getMessage().startsWith(where) ? e : new ConfigException(where + ": " + e.getMessage());
     }
@@ -270,6 +295,16 @@ public final class ConfigLoader {
     } catch (NumberFormatException e) {
       throw new ConfigException(where + ": " + key + " must be a whole number, got: " + s);
     }
+  }
+
+  private static boolean bool(JsonNode node, String key, String where) {
+    String s = text(node, key, where, null);
+    if (s == null) return false;
+    return switch (s.trim().toLowerCase(Locale.ROOT)) {
+      case "true", "yes", "on" -> true;
+      case "false", "no", "off" -> false;
+      default -> throw new ConfigException(where + ": " + key + " must be true or false, got: " + s);
+    };
   }
 
   private static Path path(JsonNode node, String key, String where, Path file) {

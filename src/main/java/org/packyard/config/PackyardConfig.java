@@ -5,9 +5,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** The whole configuration of one Packyard process. */
+/**
+ * The whole configuration of one Packyard process; {@code directory} and {@code tls} may be null
+ * (no external directory, plain HTTP).
+ */
 public record PackyardConfig(Listen listen, Path data, List<RepositoryConfig> repositories, DirectoryConfig directory,
-    ObserveConfig observe, StateConfig state) {
+    ObserveConfig observe, StateConfig state, TlsConfig tls) {
 
   /** A configuration with the default log format and no webhooks. */
   public PackyardConfig(Listen listen, Path data, List<RepositoryConfig> repositories, DirectoryConfig directory) {
@@ -20,6 +23,12 @@ public record PackyardConfig(Listen listen, Path data, List<RepositoryConfig> re
     this(listen, data, repositories, directory, observe, StateConfig.SQLITE);
   }
 
+  /** A configuration serving plain HTTP. */
+  public PackyardConfig(Listen listen, Path data, List<RepositoryConfig> repositories, DirectoryConfig directory,
+      ObserveConfig observe, StateConfig state) {
+    this(listen, data, repositories, directory, observe, state, null);
+  }
+
   /** A configuration without an external directory. */
   public PackyardConfig(Listen listen, Path data, List<RepositoryConfig> repositories) {
     this(listen, data, repositories, null);
@@ -27,7 +36,12 @@ public record PackyardConfig(Listen listen, Path data, List<RepositoryConfig> re
 
   /** The same configuration on another state store. */
   public PackyardConfig withState(StateConfig s) {
-    return new PackyardConfig(listen, data, repositories, directory, observe, s);
+    return new PackyardConfig(listen, data, repositories, directory, observe, s, tls);
+  }
+
+  /** The same configuration served over TLS ({@code null}: plain HTTP). */
+  public PackyardConfig withTls(TlsConfig t) {
+    return new PackyardConfig(listen, data, repositories, directory, observe, state, t);
   }
 
   /** {@code HOST:PORT} to listen on; port 0 picks a free one. */

@@ -86,6 +86,7 @@ public final class PackyardServer implements AutoCloseable {
    */
   public static Future<PackyardServer> start(Vertx vertx, PackyardConfig config, Clock clock, Telemetry telemetry) {
     return vertx.executeBlocking(() -> {
+      ServerTls.check(vertx, config.tls());
       Telemetry t = telemetry == null ? Telemetry.off() : telemetry;
       PackyardServer s = new PackyardServer(vertx, new Services(vertx, config, clock, t), telemetry == null);
       s.catalog.loadAll();
@@ -133,6 +134,7 @@ public final class PackyardServer implements AutoCloseable {
           .setDecompressionSupported(false)
           // dnf speaks HTTP/1.1; zero-copy sendfile needs it. No h2c upgrade.
           .setHttp2ClearTextEnabled(false);
+      ServerTls.apply(opts, config.tls());
       Router router = router();
       http.mount(router);
       HttpServer server = vertx.createHttpServer(opts).requestHandler(request -> http.observe(request, req -> {
@@ -143,7 +145,8 @@ public final class PackyardServer implements AutoCloseable {
               .end("400: Bad Request\nthe path has a malformed percent-escape");
         }
       }));
-      return server.listen().onSuccess(s -> port.compareAndSet(0, s.actualPort()));
+      return server.listen().onSuccess(s -> port.compareAndSet(0, s.actualPort()))
+          .recover(e -> Future.failedFuture(ServerTls.explain(e, config.tls())));
     }
   }
 

@@ -47,6 +47,62 @@ class AccessControlTest {
   }
 
   @Test
+  void authenticate_manyDistinctInvalidHeaders_leaveTheCacheEmpty() {
+    access.reload();
+    String padding = "x".repeat(16 * 1024 - 100);
+    for (int i = 0; i < 2_000; i++) {
+      assertThat(access.authenticate("Bearer " + Tokens.newToken())).isInstanceOf(AccessControl.Auth.Invalid.class);
+      assertThat(access.authenticate("Basic " + i + padding)).isInstanceOf(AccessControl.Auth.Invalid.class);
+      assertThat(access.subjectNow("Digest " + i + padding)).isNull();
+    }
+    assertThat(access.cachedHeaders()).isZero();
+    assertThat(access.cachedBytes()).isZero();
+  }
+
+  @Test
+  void authenticate_validHeaders_boundedByEntriesAndBytes() {
+    AccessStore.NewToken t = store.createToken("cli", "dave", null, null);
+    try (AccessControl small = new AccessControl(null, store, Directory.NONE, time.clock(), 100, 1_000_000)) {
+      small.reload();
+      // Whitespace makes every header distinct, and every one is valid.
+      for (int i = 0; i < 1_000; i++) assertThat(small.authenticate("Bearer " + " ".repeat(i) + t.secret())).isInstanceOf(AccessControl.Auth.User.class);
+      assertThat(small.cachedHeaders()).isBetween(1, 100);
+    }
+    try (AccessControl tight = new AccessControl(null, store, Directory.NONE, time.clock(), 10_000, 10_000)) {
+      tight.reload();
+      for (int i = 0; i < 1_000; i++) assertThat(tight.subjectNow("Bearer " + " ".repeat(i) + t.secret())).isNotNull();
+      assertThat(tight.cachedBytes()).isPositive().isLessThanOrEqualTo(10_000);
+      assertThat(tight.cachedHeaders()).isLessThan(1_000);
+    }
+  }
+
+  @Test
+  void authenticate_cachedSuccess_stillExpiresAndFollowsRevocation() {
+    AccessStore.NewToken t = store.createToken("cli", "dave", null, time.clock().instant().plusSeconds(10));
+    access.reload();
+    String h = "Bearer " + t.secret();
+    assertThat(access.authenticate(h)).isInstanceOf(AccessControl.Auth.User.class);
+    assertThat(access.cachedHeaders()).isOne();
+    time.advance(java.time.Duration.ofSeconds(10));
+    assertThat(access.authenticate(h)).isEqualTo(new AccessControl.Auth.Invalid("the token has expired"));
+    assertThat(access.cachedHeaders()).isZero();
+  }
+
+  @Test
+  void authCache_accountsBytesExactlyThroughReplaceAndRemove() {
+    AuthCache<String> c = new AuthCache<>(3, 10_000);
+    c.put("a", "x", 1, 10, 100);
+    c.put("a", "y", 1, 10, 50);
+    assertThat(c.bytes()).isEqualTo(AuthCache.ENTRY_OVERHEAD + 50);
+    assertThat(c.get("a", 2, 0)).as("another model version").isNull();
+    assertThat(c.bytes()).isZero();
+    for (String k : java.util.List.of("a", "b", "c", "d")) c.put(k, k, 1, 10, 0);
+    assertThat(c.size()).isLessThanOrEqualTo(3);
+    assertThat(c.bytes()).isEqualTo((long) c.size() * AuthCache.ENTRY_OVERHEAD);
+    assertThat(c.get("zz", 1, 0)).isNull();
+  }
+
+  @Test
   void reload_firstLoadOfAnEmptyStoreIsInstalled() {
     try (AccessStore empty = org.packyard.store.StateDatabase.sqliteAccessStore(tmp.resolve("empty.db"), time.clock());
         AccessControl ac = new AccessControl(null, empty, Directory.NONE, time.clock())) {

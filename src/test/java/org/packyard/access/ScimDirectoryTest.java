@@ -88,8 +88,9 @@ class ScimDirectoryTest {
     logger.setLevel(null);
   }
 
+  /** The fake speaks plain http on loopback: a token file needs allow_insecure (ScimTlsTest covers https). */
   DirectoryConfig config(Path tokenFile, int maxConcurrency) {
-    return new DirectoryConfig(scim.url(), tokenFile, TIMEOUT, TTL, MAX_STALE, maxConcurrency);
+    return new DirectoryConfig(scim.url(), tokenFile, TIMEOUT, TTL, MAX_STALE, maxConcurrency, null, tokenFile != null);
   }
 
   ScimDirectory directory() {

@@ -179,19 +179,43 @@ class MirrorSetTest {
     return m;
   }
 
+  /**
+   * Which mirror answers first, and how long each took, are decided by the test: every fake holds
+   * its answer until released, and the ranking clock is the fake one, moved between releases.
+   */
   @Test
-  void fetchRepomd_severalMirrors_fastestChosenAndRankedFirst() throws Exception {
+  void fetchRepomd_severalMirrors_firstAnswerChosen_rankedByFakeTime() throws Exception {
     RepoWriter.Written w = tree("t", "foo");
-    FakeUpstream slow = serve(w.root(), Duration.ofMillis(600));
-    FakeUpstream fast = serve(w.root(), Duration.ZERO);
-    FakeUpstream mid = serve(w.root(), Duration.ofMillis(300));
+    FakeUpstream slow = serve(w.root(), Duration.ZERO), fast = serve(w.root(), Duration.ZERO), mid = serve(w.root(), Duration.ZERO);
+    for (FakeUpstream f : List.of(slow, fast, mid)) f.own().hold();
     Mirroring m = mirroring();
     MirrorSet set = m.downloader.mirrors(Mirroring.repo("r", Policy.IMMEDIATE, slow.uri(), fast.uri(), mid.uri()))
         .await(10, TimeUnit.SECONDS);
-    Downloader.ChosenRepomd md = m.downloader.fetchRepomd(set).await(10, TimeUnit.SECONDS);
+    io.vertx.core.Future<Downloader.ChosenRepomd> chosen = m.downloader.fetchRepomd(set);
+    awaitTrue(() -> slow.own().held() == 1 && fast.own().held() == 1 && mid.own().held() == 1, "all three probed");
+
+    fast.own().release();
+    Downloader.ChosenRepomd md = chosen.await(10, TimeUnit.SECONDS);
     assertThat(md.mirror().base()).isEqualTo(fast.uri());
-    assertThat(set.bases().get(0)).isEqualTo(fast.uri());
     assertThat(md.sha256()).isEqualTo(Checksum.sha256Hex(Files.readAllBytes(w.root().resolve("repodata/repomd.xml"))));
+    assertThat(set.bases().get(0)).isEqualTo(fast.uri());
+
+    m.time.advance(Duration.ofMillis(300));
+    mid.own().release();
+    awaitTrue(() -> set.bases().get(1).equals(mid.uri()), "mid ranked second");
+    m.time.advance(Duration.ofMillis(300));
+    slow.own().release();
+    awaitTrue(() -> mid.active() == 0 && slow.active() == 0, "all answered");
+    assertThat(set.bases()).containsExactly(fast.uri(), mid.uri(), slow.uri());
+  }
+
+  /** Waits for an event of real I/O (never for a duration the assertion depends on). */
+  static void awaitTrue(java.util.function.BooleanSupplier done, String what) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (!done.getAsBoolean()) {
+      if (System.nanoTime() > deadline) throw new AssertionError("not within 20 s: " + what);
+      Thread.sleep(5);
+    }
   }
 
   @Test

@@ -13,7 +13,6 @@ import io.vertx.core.http.RequestOptions;
 import io.vertx.core.net.PemKeyCertOptions;
 import io.vertx.core.net.PemTrustOptions;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,11 +24,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.packyard.config.Policy;
 import org.packyard.config.Transfer;
-import org.packyard.testkit.Exec;
 import org.packyard.testkit.FakeUpstream;
 import org.packyard.testkit.RepoWriter;
 import org.packyard.testkit.RepoWriter.Pkg;
-import org.packyard.testkit.Tools;
+import org.packyard.testkit.TestPki;
 
 /** How upstreams are reached: TLS with a private CA, a client certificate, an HTTP proxy. */
 class TransferTest {
@@ -40,29 +38,7 @@ class TransferTest {
   /** A private CA, a server certificate for 127.0.0.1 and a client certificate, made with openssl. */
   @BeforeAll
   static void makeCertificates() {
-    Tools.require("openssl", "openssl");
-    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
-        "-subj", "/CN=Packyard Test CA", "-addext", "basicConstraints=critical,CA:TRUE",
-        "-addext", "keyUsage=critical,keyCertSign,cRLSign");
-    leaf("server", "127.0.0.1", "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n");
-    leaf("client", "packyard-client", "extendedKeyUsage=clientAuth\n");
-  }
-
-  private static void leaf(String name, String cn, String ext) {
-    openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", name + ".key", "-out", name + ".csr", "-subj", "/CN=" + cn);
-    try {
-      Files.writeString(pki.resolve(name + ".ext"), "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\n" + ext);
-    } catch (java.io.IOException e) {
-      throw new AssertionError(e);
-    }
-    openssl("x509", "-req", "-in", name + ".csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-        "-out", name + ".pem", "-days", "2", "-extfile", name + ".ext");
-  }
-
-  private static void openssl(String... args) {
-    List<String> cmd = new ArrayList<>(List.of("openssl"));
-    cmd.addAll(List.of(args));
-    Exec.ok(pki, 60, cmd.toArray(String[]::new));
+    TestPki.create(pki);
   }
 
   @AfterEach

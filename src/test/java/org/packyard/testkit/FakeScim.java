@@ -58,12 +58,24 @@ public final class FakeScim implements AutoCloseable {
   private volatile String body = "";
   private volatile Map<String, String> headers = Map.of();
   private HttpServer server;
+  private String scheme = "http";
 
   private FakeScim() {}
 
   public static FakeScim start() throws Exception {
+    return start(null);
+  }
+
+  /** Over https with {@code pki}'s server certificate (null: plain http). */
+  public static FakeScim start(TestPki pki) throws Exception {
     FakeScim f = new FakeScim();
-    f.server = f.vertx.createHttpServer(new HttpServerOptions().setPort(0).setHost("127.0.0.1"))
+    HttpServerOptions o = new HttpServerOptions().setPort(0).setHost("127.0.0.1");
+    if (pki != null) {
+      o.setSsl(true).setKeyCertOptions(new io.vertx.core.net.PemKeyCertOptions()
+          .setCertPath(pki.serverCert().toString()).setKeyPath(pki.serverKey().toString()));
+      f.scheme = "https";
+    }
+    f.server = f.vertx.createHttpServer(o)
         .requestHandler(f::handle)
         .listen().await(10, TimeUnit.SECONDS);
     return f;
@@ -71,7 +83,7 @@ public final class FakeScim implements AutoCloseable {
 
   /** The base URL of the SCIM API, ending in a slash. */
   public URI url() {
-    return URI.create("http://127.0.0.1:" + server.actualPort() + "/scim/v2/");
+    return URI.create(scheme + "://127.0.0.1:" + server.actualPort() + "/scim/v2/");
   }
 
   /** Adds or replaces a user in these groups, each {@code {"value": ..., "display": ...}} as given. */

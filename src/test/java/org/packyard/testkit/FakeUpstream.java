@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -43,14 +44,62 @@ public final class FakeUpstream implements AutoCloseable {
     HANG
   }
 
-  /** Requests being served at once, and the most ever; can be shared by several fakes. */
+  /**
+   * Requests being served at once, and the most ever; can be shared by several fakes. It can also
+   * hold answers back: until a number of requests are being served at once ({@link #holdUntil}),
+   * or until released ({@link #hold}), so a test reaches a concurrency by events, not by timing.
+   */
   public static final class Gauge {
     private final AtomicInteger active = new AtomicInteger();
     private final AtomicInteger peak = new AtomicInteger();
+    private final List<Runnable> held = new ArrayList<>();
+    private int holdUntil;
 
     void enter() {
       int n = active.incrementAndGet();
       peak.accumulateAndGet(n, Math::max);
+    }
+
+    /** Answers go out only once {@code n} requests are being served at once; then all flow freely. */
+    public synchronized Gauge holdUntil(int n) {
+      holdUntil = n;
+      return this;
+    }
+
+    /** Holds every answer until {@link #release}. */
+    public Gauge hold() {
+      return holdUntil(Integer.MAX_VALUE);
+    }
+
+    /** Sends the held answers and stops holding. */
+    public void release() {
+      List<Runnable> out;
+      synchronized (this) {
+        holdUntil = 0;
+        out = new ArrayList<>(held);
+        held.clear();
+      }
+      out.forEach(Runnable::run);
+    }
+
+    public synchronized int held() {
+      return held.size();
+    }
+
+    /** Runs {@code answer} now, or keeps it while holding. */
+    void admit(Runnable answer) {
+      boolean release;
+      synchronized (this) {
+        if (holdUntil == 0) {
+          release = false;
+        } else {
+          held.add(answer);
+          if (active.get() < holdUntil) return;
+          release = true;
+        }
+      }
+      if (release) release();
+      else answer.run();
     }
 
     void leave() {
@@ -154,6 +203,11 @@ public final class FakeUpstream implements AutoCloseable {
     return n == null ? 0 : n.get();
   }
 
+  /** This fake's own gauge: {@link Gauge#hold}, {@link Gauge#holdUntil}, {@link Gauge#release} there. */
+  public Gauge own() {
+    return gauges.get(0);
+  }
+
   /** Requests being served now. */
   public int active() {
     return gauges.get(0).active();
@@ -203,7 +257,14 @@ public final class FakeUpstream implements AutoCloseable {
     };
     req.response().endHandler(v -> leave.run());
     req.response().closeHandler(v -> leave.run());
-    later(() -> answer(req, leave));
+    io.vertx.core.Context ctx = vertx.getOrCreateContext();
+    admit(0, () -> ctx.runOnContext(v -> later(() -> answer(req, leave))));
+  }
+
+  /** Passes {@code answer} through every gauge's hold, in order. */
+  private void admit(int i, Runnable answer) {
+    if (i == gauges.size()) answer.run();
+    else gauges.get(i).admit(() -> admit(i + 1, answer));
   }
 
   private void later(Runnable r) {
