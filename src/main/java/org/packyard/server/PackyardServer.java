@@ -52,6 +52,7 @@ public final class PackyardServer implements AutoCloseable {
   private final ContentRoutes onDemandContent;
   private final MdapiRoutes mdapi;
   private final AnswerSlots slots;
+  private final List<FastPath> fastPaths;
 
   private PackyardServer(Vertx vertx, Services services) {
     this.vertx = vertx;
@@ -65,6 +66,9 @@ public final class PackyardServer implements AutoCloseable {
     this.slots = new AnswerSlots(4, 512);
     this.mdapi = new MdapiRoutes(catalog, services.access, readers, slots);
     this.onDemandContent = ContentRoutes.create(vertx, catalog, services.access, services.blobs, readers, services.upstreams);
+    this.fastPaths = List.of(
+        new FastPath("GET /{branch}/{pkg|srcpkg|files|changelog}/{name}", mdapi::serveFast),
+        new FastPath("GET /repos/{name}/{file}", onDemandContent::serveFast));
   }
 
   /** Opens the stores, maps the published snapshots and starts listening. */
@@ -109,7 +113,8 @@ public final class PackyardServer implements AutoCloseable {
       Router router = router();
       HttpServer server = vertx.createHttpServer(opts).requestHandler(req -> {
         if (PathSegments.wellFormedEscapes(req.path())) {
-          if (!mdapi.serveFast(req) && !onDemandContent.serveFast(req)) router.handle(req);
+          for (FastPath f : fastPaths) if (f.serve().test(req)) return;
+          router.handle(req);
         } else {
           req.response().setStatusCode(400).putHeader(Responses.CONTENT_TYPE, Responses.TEXT)
               .end("400: Bad Request\nthe path has a malformed percent-escape");
@@ -117,6 +122,16 @@ public final class PackyardServer implements AutoCloseable {
       });
       return server.listen().onSuccess(s -> port.compareAndSet(0, s.actualPort()));
     }
+  }
+
+  /** The handlers tried ahead of the router, in order. */
+  public List<FastPath> fastPaths() {
+    return fastPaths;
+  }
+
+  /** The router's routes as every event loop mounts them (the access matrix test enumerates them). */
+  public List<io.vertx.ext.web.Route> routes() {
+    return router().getRoutes();
   }
 
   /** The routes of every feature, in the order they are tried. */
@@ -131,7 +146,7 @@ public final class PackyardServer implements AutoCloseable {
     new RepositoriesApi(catalog, services.access, services.snapshots, services.state, syncer, readers).mount(router);
     new AccessRoutes(services.access, readers).mount(router);
     mdapi.mount(router);
-    router.route().failureHandler(ErrorMapper::handle);
+    router.route().setName("failure handler").failureHandler(ErrorMapper::handle);
     for (int status : new int[] {400, 404, 405, 413, 414, 500, 503}) {
       router.errorHandler(status, ErrorMapper::handle);
     }
