@@ -10,6 +10,8 @@ import java.util.concurrent.TimeUnit;
 import org.packyard.config.ConfigException;
 import org.packyard.config.PackyardConfig;
 import org.packyard.config.RepositoryConfig;
+import org.packyard.observe.LogFormat;
+import org.packyard.observe.Telemetry;
 import org.packyard.server.PackyardServer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -51,17 +53,21 @@ final class ServeCommand implements Callable<Integer> {
     boolean sample = config.repositories().isEmpty() && options.config == null;
     if (sample) {
       Path upstream = Sample.extract(config.data());
-      config = new PackyardConfig(config.listen(), config.data(), List.of(Sample.repository(upstream)));
+      config = new PackyardConfig(config.listen(), config.data(), List.of(Sample.repository(upstream)),
+          config.directory(), config.observe());
     }
-    Vertx vertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(true));
+    Logging.configure(LogFormat.parse(config.observe().logFormat()));
+    Telemetry telemetry = Telemetry.fromEnvironment();
+    Vertx vertx = telemetry.vertx(new VertxOptions().setPreferNativeTransport(true));
     if (!vertx.isNativeTransportEnabled()) {
       System.err.println("packyard: native epoll transport unavailable, using NIO: " + vertx.unavailableNativeTransportCause());
     }
     PackyardServer server;
     try {
-      server = PackyardServer.start(vertx, config, Clock.systemUTC()).await(2, TimeUnit.MINUTES);
+      server = PackyardServer.start(vertx, config, Clock.systemUTC(), telemetry).await(2, TimeUnit.MINUTES);
     } catch (Exception e) {
       vertx.close();
+      telemetry.close();
       System.err.println("packyard: cannot start on " + config.listen() + ": " + e.getMessage());
       return 1;
     }
@@ -82,6 +88,7 @@ final class ServeCommand implements Callable<Integer> {
         s.drain();
         s.stop().await(10, TimeUnit.SECONDS);
         vertx.close().await(10, TimeUnit.SECONDS);
+        telemetry.close();
       } catch (Exception ignored) {
         // exiting anyway
       }

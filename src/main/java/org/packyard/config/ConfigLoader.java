@@ -30,7 +30,7 @@ public final class ConfigLoader {
   public static final String DEFAULT_LISTEN = "127.0.0.1:8080";
   public static final String DEFAULT_DATA = "./packyard-data";
 
-  private static final Set<String> TOP_KEYS = Set.of("listen", "data", "repositories", "directory");
+  private static final Set<String> TOP_KEYS = Set.of("listen", "data", "repositories", "directory", "log_format", "webhooks");
   private static final Set<String> DIRECTORY_KEYS = Set.of("url", "token_file", "timeout", "cache_ttl", "max_stale", "max_concurrency");
   private static final List<String> REPO_KEYS = List.of("name", "upstream", "metalink", "mirrorlist", "policy",
       "branch", "channel", "sync_every", "access", "include", "exclude", "arches", "retain", "max_concurrency",
@@ -75,7 +75,7 @@ public final class ConfigLoader {
       if (!var.startsWith("PACKYARD_") || var.equals("PACKYARD_JAVA_OPTS")) continue;
       String rest = var.substring("PACKYARD_".length()).toLowerCase(Locale.ROOT);
       String value = e.getValue();
-      if (rest.equals("listen") || rest.equals("data")) {
+      if (rest.equals("listen") || rest.equals("data") || rest.equals("log_format")) {
         root.put(rest, value);
       } else if (rest.equals("repositories")) {
         try {
@@ -97,7 +97,7 @@ public final class ConfigLoader {
         }
         item.put(parts[1], value);
       } else {
-        throw new ConfigException(var + ": unknown setting; known: PACKYARD_LISTEN, PACKYARD_DATA, "
+        throw new ConfigException(var + ": unknown setting; known: PACKYARD_LISTEN, PACKYARD_DATA, PACKYARD_LOG_FORMAT, "
             + "PACKYARD_REPOSITORIES, PACKYARD_REPOSITORIES_<index>_<key>");
       }
     }
@@ -106,7 +106,7 @@ public final class ConfigLoader {
   private static PackyardConfig bind(ObjectNode root, String where, Path file) {
     for (Iterator<String> it = root.fieldNames(); it.hasNext(); ) {
       String k = it.next();
-      if (!TOP_KEYS.contains(k)) throw new ConfigException(where + ": unknown key '" + k + "'; known keys: listen, data, repositories, directory");
+      if (!TOP_KEYS.contains(k)) throw new ConfigException(where + ": unknown key '" + k + "'; known keys: " + String.join(", ", new java.util.TreeSet<>(TOP_KEYS)));
     }
     PackyardConfig.Listen listen = PackyardConfig.Listen.parse(where + ": listen", text(root, "listen", where, DEFAULT_LISTEN));
     Path data = Path.of(text(root, "data", where, DEFAULT_DATA));
@@ -121,8 +121,9 @@ public final class ConfigLoader {
     }
     DirectoryConfig directory = directory(root.get("directory"), where + ": directory", file);
     try {
-      return new PackyardConfig(listen, data, repos, directory);
+      return new PackyardConfig(listen, data, repos, directory, ObserveConfig.parse(root, where, file));
     } catch (ConfigException e) {
+      if (e.getMessage().startsWith(where)) throw e;
       throw new ConfigException(where + ": " + e.getMessage());
     }
   }

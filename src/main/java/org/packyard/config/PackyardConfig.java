@@ -6,7 +6,13 @@ import java.util.List;
 import java.util.Map;
 
 /** The whole configuration of one Packyard process. */
-public record PackyardConfig(Listen listen, Path data, List<RepositoryConfig> repositories, DirectoryConfig directory) {
+public record PackyardConfig(Listen listen, Path data, List<RepositoryConfig> repositories, DirectoryConfig directory,
+    ObserveConfig observe) {
+
+  /** A configuration with the default log format and no webhooks. */
+  public PackyardConfig(Listen listen, Path data, List<RepositoryConfig> repositories, DirectoryConfig directory) {
+    this(listen, data, repositories, directory, ObserveConfig.DEFAULT);
+  }
 
   /** A configuration without an external directory. */
   public PackyardConfig(Listen listen, Path data, List<RepositoryConfig> repositories) {
@@ -43,6 +49,7 @@ public record PackyardConfig(Listen listen, Path data, List<RepositoryConfig> re
 
   public PackyardConfig {
     repositories = List.copyOf(repositories);
+    if (observe == null) observe = ObserveConfig.DEFAULT;
     Map<String, String> names = new HashMap<>();
     Map<String, String> channels = new HashMap<>();
     for (RepositoryConfig r : repositories) {

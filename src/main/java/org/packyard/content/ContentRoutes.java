@@ -64,14 +64,13 @@ public final class ContentRoutes {
   private final java.util.Map<String, RepositoryConfig> byName = new java.util.HashMap<>();
 
   /** Appends the content metrics (on-demand flights) in Prometheus text format. */
-  public void appendMetrics(StringBuilder b) {
-    if (onDemand instanceof OnDemandFetcher f) f.appendMetrics(b);
-    b.append("# HELP packyard_content_memory_files Small stored files served from memory.\n")
-        .append("# TYPE packyard_content_memory_files gauge\n")
-        .append("packyard_content_memory_files ").append(small.files()).append('\n')
-        .append("# HELP packyard_content_memory_bytes Bytes of small stored files held in memory.\n")
-        .append("# TYPE packyard_content_memory_bytes gauge\n")
-        .append("packyard_content_memory_bytes ").append(small.usedBytes()).append('\n');
+  /** Binds the content meters: files and bytes served from memory, on-demand flights. */
+  public void bindMetrics(io.micrometer.core.instrument.MeterRegistry r) {
+    if (onDemand instanceof OnDemandFetcher f) f.bindMetrics(r);
+    io.micrometer.core.instrument.Gauge.builder("packyard.content.memory.files", small::files)
+        .description("Small stored files served from memory.").register(r);
+    io.micrometer.core.instrument.Gauge.builder("packyard.content.memory.bytes", small::usedBytes).baseUnit("bytes")
+        .description("Bytes of small stored files held in memory.").register(r);
   }
 
   /** Fetches a package the blob store does not have yet (policy on_demand). */

@@ -52,15 +52,16 @@ final class OnDemandFetcher implements ContentRoutes.OnDemand {
   final AtomicLong upstreamFetches = new AtomicLong();
 
   /** Prometheus lines: flights in progress, clients waiting on them, upstream fetches so far. */
-  void appendMetrics(StringBuilder b) {
-    int waiting = 0;
-    for (Flight f : flights.values()) waiting += f.subscriberCount();
-    b.append("# HELP packyard_ondemand_flights Files being fetched from upstream on demand.\n")
-        .append("# TYPE packyard_ondemand_flights gauge\npackyard_ondemand_flights ").append(flights.size()).append('\n')
-        .append("# HELP packyard_ondemand_waiting Client requests streaming from an on-demand fetch.\n")
-        .append("# TYPE packyard_ondemand_waiting gauge\npackyard_ondemand_waiting ").append(waiting).append('\n')
-        .append("# HELP packyard_ondemand_fetches_total Upstream downloads started on demand.\n")
-        .append("# TYPE packyard_ondemand_fetches_total counter\npackyard_ondemand_fetches_total ").append(upstreamFetches.get()).append('\n');
+  void bindMetrics(io.micrometer.core.instrument.MeterRegistry r) {
+    io.micrometer.core.instrument.Gauge.builder("packyard.ondemand.flights", flights::size)
+        .description("Files being fetched from upstream on demand.").register(r);
+    io.micrometer.core.instrument.Gauge.builder("packyard.ondemand.waiting", () -> {
+      int waiting = 0;
+      for (Flight f : flights.values()) waiting += f.subscriberCount();
+      return waiting;
+    }).description("Client requests streaming from an on-demand fetch.").register(r);
+    io.micrometer.core.instrument.FunctionCounter.builder("packyard.ondemand.fetches", upstreamFetches, java.util.concurrent.atomic.AtomicLong::get)
+        .description("Upstream downloads started on demand.").register(r);
   }
 
   OnDemandFetcher(Vertx vertx, BlobStore blobs, Origin origin) {

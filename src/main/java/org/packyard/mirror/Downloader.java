@@ -87,6 +87,8 @@ public final class Downloader implements AutoCloseable {
   private final AtomicLong bytes = new AtomicLong();
   private final AtomicLong downloaded = new AtomicLong();
   private final AtomicLong reused = new AtomicLong();
+  private final org.packyard.observe.Telemetry telemetry;
+  private final MirrorMeters meters;
 
   public Downloader(Vertx vertx, Upstreams upstreams, BlobStore blobs, Scheduler scheduler, Options options) {
     this.upstreams = upstreams;
@@ -96,10 +98,25 @@ public final class Downloader implements AutoCloseable {
     this.dispatcher = new Dispatcher(options.globalLimit(), options.queuePerHost(), scheduler);
     this.retrier = new Retrier(dispatcher, scheduler);
     this.worker = vertx.createSharedWorkerExecutor("packyard-blobs", 8);
+    this.telemetry = upstreams.telemetry();
+    this.meters = new MirrorMeters(telemetry.registry(), this::stats);
+    io.micrometer.core.instrument.FunctionCounter.builder("packyard.download.bytes", bytes, AtomicLong::get).baseUnit("bytes")
+        .description("Bytes downloaded into the blob store.").register(telemetry.registry());
+    io.micrometer.core.instrument.FunctionCounter.builder("packyard.download.files", downloaded, AtomicLong::get)
+        .description("Files stored, by whether they were downloaded or already present.").tag("result", "downloaded")
+        .register(telemetry.registry());
+    io.micrometer.core.instrument.FunctionCounter.builder("packyard.download.files", reused, AtomicLong::get)
+        .description("Files stored, by whether they were downloaded or already present.").tag("result", "reused")
+        .register(telemetry.registry());
   }
 
   public BlobStore blobs() {
     return blobs;
+  }
+
+  /** Where downloads report spans and meters. */
+  public org.packyard.observe.Telemetry telemetry() {
+    return telemetry;
   }
 
   /**
@@ -147,6 +164,7 @@ public final class Downloader implements AutoCloseable {
 
   private Dispatcher.Host host(String host, Transfer t) {
     String key = host + "#" + (t.fixed() ? "fixed" + t.fixedConcurrency() : "max" + t.maxConcurrency());
+    meters.host(host);
     return dispatcher.host(key, () -> AdaptiveLimiter.forTransfer(host, t, scheduler),
         () -> new RetryBudget(options.retry().budgetRatio(), options.retry().budgetReserve()));
   }
@@ -161,7 +179,9 @@ public final class Downloader implements AutoCloseable {
     List<MirrorSet.Mirror> ranked = set.ranked();
     if (ranked.size() == 1) {
       MirrorSet.Mirror m = ranked.get(0);
-      return retrier.run("repomd.xml", ranked, (x, lease) -> m.upstream().fetchBytes(REPOMD, MAX_REPOMD_BYTES, lease::responded))
+      DownloadTrace span = DownloadTrace.start(telemetry, io.opentelemetry.context.Context.current(), "repomd");
+      return retrier.run("repomd.xml", ranked, (x, lease) -> smallFetch(span, m, REPOMD, MAX_REPOMD_BYTES, lease))
+          .andThen(span::endBytes)
           .compose(b -> blocking(() -> {
             if (!set.acceptable(b)) throw UpstreamException.corrupt(stale(m));
             return new ChosenRepomd(b, Checksum.sha256Hex(b), m);
@@ -223,9 +243,19 @@ public final class Downloader implements AutoCloseable {
    * none (404, 403 or 410), a failure when it cannot say.
    */
   public Future<byte[]> fetchOptional(MirrorSet.Mirror mirror, String href, long maxBytes) {
-    return retrier.run(href, List.of(mirror), (m, lease) -> m.upstream().fetchBytes(href, maxBytes, lease::responded))
+    DownloadTrace span = DownloadTrace.start(telemetry, io.opentelemetry.context.Context.current(), href);
+    return retrier.run(href, List.of(mirror), (m, lease) -> smallFetch(span, m, href, maxBytes, lease))
+        .andThen(span::endBytes)
         .recover(e -> e instanceof UpstreamException u && (u.status() == 404 || u.status() == 403 || u.status() == 410)
             ? Future.succeededFuture(null) : Future.failedFuture(e));
+  }
+
+  private Future<byte[]> smallFetch(DownloadTrace span, MirrorSet.Mirror m, String href, long max, Dispatcher.Lease lease) {
+    try (io.opentelemetry.context.Scope s = span.attempt(m.upstream().describe(href))) {
+      return m.upstream().fetchBytes(href, max, lease::responded).andThen(ar -> {
+        if (ar.failed()) span.failed(ar.cause());
+      });
+    }
   }
 
   /**
@@ -233,6 +263,11 @@ public final class Downloader implements AutoCloseable {
    * already stored, else downloaded from the best mirror that has it, verified while streaming.
    */
   public Future<String> fetch(MirrorSet set, FetchItem item) {
+    return fetch(set, item, io.opentelemetry.context.Context.current());
+  }
+
+  /** As {@link #fetch(MirrorSet, FetchItem)}, the download's span a child of {@code trace}. */
+  private Future<String> fetch(MirrorSet set, FetchItem item, io.opentelemetry.context.Context trace) {
     String key = item.checksum().toString();
     Promise<String> mine = Promise.promise();
     Future<String> running = inflight.putIfAbsent(key, mine.future());
@@ -244,7 +279,7 @@ public final class Downloader implements AutoCloseable {
           reused.incrementAndGet();
           return Future.succeededFuture(sha);
         }
-        return download(set, item);
+        return download(set, item, trace);
       });
     } catch (RuntimeException e) {
       f = Future.failedFuture(e);
@@ -262,7 +297,8 @@ public final class Downloader implements AutoCloseable {
    */
   public Future<List<String>> fetchAll(MirrorSet set, List<FetchItem> items, Progress progress) {
     int window = Math.max(1, Math.min(options.globalLimit(), 2 * Upstreams.cap(set.transfer())));
-    return Bounded.forEach(items, window, item -> fetch(set, item).andThen(ar -> {
+    io.opentelemetry.context.Context trace = io.opentelemetry.context.Context.current();
+    return Bounded.forEach(items, window, item -> fetch(set, item, trace).andThen(ar -> {
       if (ar.succeeded()) progress.fetched(item);
     }));
   }
@@ -276,9 +312,20 @@ public final class Downloader implements AutoCloseable {
    * Downloads into one temp file (each attempt starts it over), holding a place at the host only
    * for the transfer itself: flushing to disk and committing happen after the place is given back.
    */
-  private Future<String> download(MirrorSet set, FetchItem item) {
-    return blocking(blobs::newTempFile).compose(tmp -> retrier.run(item.describe(), set.ranked(), (m, lease) ->
-            m.upstream().download(item.href(), tmp, new Verifier(item, m.upstream().describe(item.href())), lease::responded, lease::succeeded))
+  private Future<String> download(MirrorSet set, FetchItem item, io.opentelemetry.context.Context trace) {
+    DownloadTrace span = DownloadTrace.start(telemetry, trace, item);
+    java.util.concurrent.atomic.AtomicReference<MirrorSet.Mirror> served = new java.util.concurrent.atomic.AtomicReference<>();
+    return blocking(blobs::newTempFile).compose(tmp -> retrier.run(item.describe(), set.ranked(), (m, lease) -> {
+          Future<String> attempt;
+          try (io.opentelemetry.context.Scope s = span.attempt(m.upstream().describe(item.href()))) {
+            attempt = m.upstream().download(item.href(), tmp, new Verifier(item, m.upstream().describe(item.href())),
+                lease::responded, lease::succeeded);
+          }
+          return attempt.andThen(ar -> {
+            if (ar.succeeded()) served.set(m);
+            else span.failed(ar.cause());
+          });
+        })
         .compose(sha -> blocking(() -> {
           long size;
           try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
@@ -289,10 +336,14 @@ public final class Downloader implements AutoCloseable {
           blobs.alias(item.checksum(), sha);
           bytes.addAndGet(size);
           downloaded.incrementAndGet();
+          MirrorSet.Mirror m = served.get();
+          if (m != null) meters.stored(m.upstream().host(), size);
+          span.stored(size);
           return sha;
         }))
         // The partial file is gone before the failure is reported.
-        .recover(e -> blocking(() -> Files.deleteIfExists(tmp)).transform(x -> Future.failedFuture(e))));
+        .recover(e -> blocking(() -> Files.deleteIfExists(tmp)).transform(x -> Future.failedFuture(e))))
+        .andThen(ar -> span.end(ar.failed() ? ar.cause() : null));
   }
 
   /** Per-host transfer state now: limit, in flight, queued, throttles, retries. */
@@ -303,54 +354,6 @@ public final class Downloader implements AutoCloseable {
   /** Requests in flight across all hosts. */
   public int inFlight() {
     return dispatcher.inFlight();
-  }
-
-  /** Appends the download metrics in Prometheus text format. */
-  public void appendMetrics(StringBuilder b) {
-    List<HostStats> hosts = stats();
-    gauge(b, "packyard_upstream_concurrency_limit", "Current concurrency limit per upstream host.", hosts, HostStats::limit);
-    gauge(b, "packyard_upstream_concurrency_max", "Cap of the concurrency limit per upstream host.", hosts, HostStats::max);
-    gauge(b, "packyard_upstream_in_flight", "Requests in flight per upstream host.", hosts, HostStats::inFlight);
-    gauge(b, "packyard_upstream_queued", "Requests waiting for a slot per upstream host.", hosts, HostStats::queued);
-    counter(b, "packyard_upstream_throttles_total", "429 and 503 answers per upstream host.", hosts, HostStats::throttles);
-    counter(b, "packyard_upstream_timeouts_total", "Timed-out requests per upstream host.", hosts, HostStats::timeouts);
-    counter(b, "packyard_upstream_retries_total", "Retried requests per upstream host.", hosts, HostStats::retries);
-    counter(b, "packyard_upstream_failures_total", "Failed requests (other than throttles and timeouts) per upstream host.", hosts, HostStats::failures);
-    counter(b, "packyard_upstream_limit_cuts_total", "Multiplicative cuts of the concurrency limit per upstream host.", hosts, HostStats::cuts);
-    b.append("# HELP packyard_upstream_paused_seconds Time left in a Retry-After pause per upstream host.\n")
-        .append("# TYPE packyard_upstream_paused_seconds gauge\n");
-    for (HostStats h : hosts) {
-      b.append("packyard_upstream_paused_seconds{host=\"").append(label(h.host())).append("\"} ")
-          .append(h.paused().toMillis() / 1000.0).append('\n');
-    }
-    b.append("# HELP packyard_download_bytes_total Bytes downloaded into the blob store.\n")
-        .append("# TYPE packyard_download_bytes_total counter\n")
-        .append("packyard_download_bytes_total ").append(bytes.get()).append('\n')
-        .append("# HELP packyard_download_files_total Files stored, by whether they were downloaded or already present.\n")
-        .append("# TYPE packyard_download_files_total counter\n")
-        .append("packyard_download_files_total{result=\"downloaded\"} ").append(downloaded.get()).append('\n')
-        .append("packyard_download_files_total{result=\"reused\"} ").append(reused.get()).append('\n');
-  }
-
-  private static void gauge(StringBuilder b, String name, String help, List<HostStats> hosts, java.util.function.ToLongFunction<HostStats> v) {
-    series(b, name, help, "gauge", hosts, v);
-  }
-
-  private static void counter(StringBuilder b, String name, String help, List<HostStats> hosts, java.util.function.ToLongFunction<HostStats> v) {
-    series(b, name, help, "counter", hosts, v);
-  }
-
-  private static void series(StringBuilder b, String name, String help, String type, List<HostStats> hosts,
-      java.util.function.ToLongFunction<HostStats> v) {
-    b.append("# HELP ").append(name).append(' ').append(help).append('\n')
-        .append("# TYPE ").append(name).append(' ').append(type).append('\n');
-    for (HostStats h : hosts) {
-      b.append(name).append("{host=\"").append(label(h.host())).append("\"} ").append(v.applyAsLong(h)).append('\n');
-    }
-  }
-
-  private static String label(String v) {
-    return v.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n");
   }
 
   private <T> Future<T> blocking(Callable<T> c) {

@@ -47,6 +47,7 @@ final class HttpUpstream implements Upstream {
         .setAbsoluteURI(url)
         .setIdleTimeout(idleTimeoutMs)
         .putHeader(HttpHeaders.USER_AGENT, Version.userAgent());
+    org.packyard.observe.Propagation.inject(opts);
     return client.request(opts)
         .compose(req -> req.send())
         .recover(e -> Future.failedFuture(new UpstreamException(url + ": " + Syncer.message(e), 0, e)))

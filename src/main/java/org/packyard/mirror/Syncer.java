@@ -68,6 +68,7 @@ public final class Syncer implements AutoCloseable {
   private final ExecutorService ingest;
   private final Consumer<Published> onPublish;
   private final Map<String, Future<SyncResult>> running = new HashMap<>();
+  private volatile java.util.function.BiConsumer<String, String> onFailure = (repo, message) -> {};
 
   /** A syncer with its own {@link Downloader} on Vert.x timers, downloading every listed package. */
   public Syncer(Vertx vertx, Upstreams upstreams, BlobStore blobs, SnapshotStore snapshots, StateStore state,
@@ -101,6 +102,11 @@ public final class Syncer implements AutoCloseable {
     });
   }
 
+  /** Tells {@code listener} of every failed sync: the repository and the message (the change feed's sync.failed). */
+  public void onFailure(java.util.function.BiConsumer<String, String> listener) {
+    this.onFailure = listener;
+  }
+
   /** The download engine: for stats and metrics, and for fetching one file on demand. */
   public Downloader downloader() {
     return downloader;
@@ -125,35 +131,44 @@ public final class Syncer implements AutoCloseable {
 
   private Future<SyncResult> run(RepositoryConfig repo, SyncListener l) {
     long start = clock.millis();
+    SyncTrace trace = SyncTrace.start(downloader.telemetry(), repo.name());
     Future<Long> runId = blocking(() -> recordStart(repo.name()));
     Future<SyncResult> result = runId
         .compose(id -> blocking(() -> snapshots.current(repo.name()).orElse(null)))
-        .compose(current -> downloader.mirrors(repo).compose(set -> {
+        .compose(current -> trace.phase("sync.repomd", p -> p.within(() -> downloader.mirrors(repo)).compose(set -> {
           l.phase(repo.name(), "repomd", set.describe(REPOMD));
-          return downloader.fetchRepomd(set).compose(md -> {
-            if (current != null && current.manifest().upstreamRepomdSha256().equals(md.sha256())
-                && java.util.Objects.equals(current.manifest().filters(), fingerprint(repo))) {
-              return ensurePackages(repo, set, current, l)
-                  .map(v -> new SyncResult(repo.name(), SyncResult.Outcome.UNCHANGED, current, clock.millis() - start));
-            }
-            return fetchAndPublish(repo, set, md, l)
-                .map(pub -> new SyncResult(repo.name(), SyncResult.Outcome.PUBLISHED, pub, clock.millis() - start));
-          });
+          return p.within(() -> downloader.fetchRepomd(set)).map(md -> new Fetched(set, md));
+        })).compose(f -> {
+          MirrorSet set = f.set();
+          Downloader.ChosenRepomd md = f.repomd();
+          if (current != null && current.manifest().upstreamRepomdSha256().equals(md.sha256())
+              && java.util.Objects.equals(current.manifest().filters(), fingerprint(repo))) {
+            return trace.phase("sync.packages", p -> ensurePackages(repo, set, current, l, p))
+                .map(v -> new SyncResult(repo.name(), SyncResult.Outcome.UNCHANGED, current, clock.millis() - start));
+          }
+          return fetchAndPublish(repo, set, md, l, trace)
+              .map(pub -> new SyncResult(repo.name(), SyncResult.Outcome.PUBLISHED, pub, clock.millis() - start));
         }))
         .recover(e -> Future.failedFuture(e instanceof SyncException ? e
             : new SyncException(repo.name() + ": " + message(e), e)));
-    return result.andThen(ar -> runId.onSuccess(id -> blocking(() -> {
-      recordFinish(id, ar.succeeded() ? ar.result() : null, ar.failed() ? ar.cause().getMessage() : null);
-      return null;
-    })));
+    return result.andThen(ar -> {
+      trace.end(ar.succeeded() ? ar.result().outcome().name().toLowerCase(java.util.Locale.ROOT) : "failed", ar.cause());
+      if (ar.failed()) onFailure.accept(repo.name(), message(ar.cause()));
+      runId.onSuccess(id -> blocking(() -> {
+        recordFinish(id, ar.succeeded() ? ar.result() : null, ar.failed() ? ar.cause().getMessage() : null);
+        return null;
+      }));
+    });
   }
+
+  private record Fetched(MirrorSet set, Downloader.ChosenRepomd repomd) {}
 
   /** What the index step produced, kept until publish or discard. */
   private record Built(SnapshotStore.Staging staging, IndexBuilder.Stats stats, List<RepoFile> wanted, List<String> shas) {}
 
   private Future<Published> fetchAndPublish(RepositoryConfig repo, MirrorSet set, Downloader.ChosenRepomd chosen,
-      SyncListener l) {
-    return blocking(() -> {
+      SyncListener l, SyncTrace trace) {
+    return trace.phase("sync.metadata", p -> blocking(() -> {
       Repomd md;
       try {
         md = Repomd.parse(chosen.bytes());
@@ -163,21 +178,20 @@ public final class Syncer implements AutoCloseable {
       if (md.file("primary") == null) throw new SyncException(repo.name() + ": repomd.xml lists no primary", null);
       storeBytes(chosen.bytes(), chosen.sha256());
       return md;
-    }).compose(md -> signatures(chosen.mirror()).compose(sigs -> {
+    }).compose(md -> p.within(() -> signatures(chosen.mirror())).compose(sigs -> {
       List<RepoFile> wanted = md.files().stream().filter(f -> !f.isSqliteDatabase()).toList();
       List<FetchItem> items = wanted.stream().map(FetchItem::of).toList();
       l.phase(repo.name(), "download", wanted.size() + " metadata files");
       AtomicInteger done = new AtomicInteger();
-      return downloader.fetchAll(set, items, item -> l.files(repo.name(), done.incrementAndGet(), items.size()))
-          .compose(shas -> blocking(() -> tree(repo, md, chosen.sha256(), sigs, wanted, shas, l)))
-          .compose(tree -> blocking(() -> build(repo, tree.md(), tree.wanted(), tree.shas(), l))
-          .compose(built -> fetchPackages(repo, set, built.staging().indexDir(), l)
-              .compose(v -> blocking(() -> publish(repo, tree, chosen.sha256(), built, mirrorOrder(set, chosen), l)))
-              .recover(e -> blocking(() -> {
-                snapshots.discard(built.staging());
-                return null;
-              }).transform(x -> Future.failedFuture(e)))));
-    }));
+      return p.within(() -> downloader.fetchAll(set, items, item -> l.files(repo.name(), done.incrementAndGet(), items.size())))
+          .compose(shas -> blocking(() -> tree(repo, md, chosen.sha256(), sigs, wanted, shas, l)));
+    }))).compose(tree -> trace.phase("sync.index", p -> blocking(() -> build(repo, tree.md(), tree.wanted(), tree.shas(), l)))
+        .compose(built -> trace.phase("sync.packages", p -> fetchPackages(repo, set, built.staging().indexDir(), l, p))
+            .compose(v -> trace.phase("sync.publish", p -> blocking(() -> publish(repo, tree, chosen.sha256(), built, mirrorOrder(set, chosen), l))))
+            .recover(e -> blocking(() -> {
+              snapshots.discard(built.staging());
+              return null;
+            }).transform(x -> Future.failedFuture(e)))));
   }
 
   /** The tree to publish: the upstream's as fetched, or rewritten to the packages the filters keep. */
@@ -264,7 +278,7 @@ public final class Syncer implements AutoCloseable {
   }
 
   /** For {@code immediate}: stores every package the plan names from the index in {@code indexDir}. */
-  private Future<Void> fetchPackages(RepositoryConfig repo, MirrorSet set, Path indexDir, SyncListener l) {
+  private Future<Void> fetchPackages(RepositoryConfig repo, MirrorSet set, Path indexDir, SyncListener l, SyncTrace.Phase p) {
     if (repo.policy() != Policy.IMMEDIATE) return Future.succeededFuture();
     return blocking(() -> {
       try (SnapshotIndex index = SnapshotIndex.open(indexDir)) {
@@ -276,14 +290,14 @@ public final class Syncer implements AutoCloseable {
       long t0 = clock.millis();
       AtomicLong done = new AtomicLong();
       AtomicLong lastReport = new AtomicLong(t0);
-      return downloader.fetchAll(set, items, item -> {
+      return p.within(() -> downloader.fetchAll(set, items, item -> {
         long d = done.incrementAndGet();
         long now = clock.millis();
         long last = lastReport.get();
         if (d == items.size() || (now - last >= PROGRESS_EVERY_MS && lastReport.compareAndSet(last, now))) {
           l.downloads(repo.name(), d, items.size(), downloader.stats());
         }
-      }).map(shas -> {
+      })).map(shas -> {
         LOG.info(repo.name() + ": " + items.size() + " package files stored; ms " + (clock.millis() - t0));
         return null;
       });
@@ -291,8 +305,8 @@ public final class Syncer implements AutoCloseable {
   }
 
   /** An unchanged {@code immediate} repository: makes sure the published snapshot's packages are stored. */
-  private Future<Void> ensurePackages(RepositoryConfig repo, MirrorSet set, Published current, SyncListener l) {
-    return fetchPackages(repo, set, current.indexDir(), l);
+  private Future<Void> ensurePackages(RepositoryConfig repo, MirrorSet set, Published current, SyncListener l, SyncTrace.Phase p) {
+    return fetchPackages(repo, set, current.indexDir(), l, p);
   }
 
   /** The mirrors' base URLs, the one whose repomd.xml was chosen first, then as they ranked. */
@@ -359,7 +373,8 @@ public final class Syncer implements AutoCloseable {
 
   private <T> Future<T> blocking(Callable<T> c) {
     try {
-      return worker.executeBlocking(c, false);
+      // The step runs in the trace it was started in: its log lines carry the sync's ids.
+      return worker.executeBlocking(io.opentelemetry.context.Context.current().wrap(c), false);
     } catch (java.util.concurrent.RejectedExecutionException e) {
       return Future.failedFuture(new UpstreamException("shutting down"));
     }

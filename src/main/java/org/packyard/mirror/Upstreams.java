@@ -46,6 +46,7 @@ public final class Upstreams implements AutoCloseable {
   private final Vertx vertx;
   private final Timeouts timeouts;
   private final WorkerExecutor io;
+  private final org.packyard.observe.Telemetry telemetry;
   private final Map<ClientKey, HttpClient> clients = new ConcurrentHashMap<>();
 
   public Upstreams(Vertx vertx) {
@@ -53,9 +54,20 @@ public final class Upstreams implements AutoCloseable {
   }
 
   public Upstreams(Vertx vertx, Timeouts timeouts) {
+    this(vertx, timeouts, org.packyard.observe.Telemetry.off());
+  }
+
+  /** Upstreams whose downloads are traced and metered by {@code telemetry}. */
+  public Upstreams(Vertx vertx, Timeouts timeouts, org.packyard.observe.Telemetry telemetry) {
     this.vertx = vertx;
     this.timeouts = timeouts;
+    this.telemetry = telemetry;
     this.io = vertx.createSharedWorkerExecutor("packyard-download-io", 4);
+  }
+
+  /** Where downloads report spans and meters. */
+  public org.packyard.observe.Telemetry telemetry() {
+    return telemetry;
   }
 
   /** The most requests a transfer allows one host at once. */

@@ -20,13 +20,16 @@ import org.packyard.api.PackagesApi;
 import org.packyard.api.RepositoriesApi;
 import org.packyard.catalog.Catalog;
 import org.packyard.content.ContentRoutes;
-import org.packyard.catalog.Served;
 import org.packyard.config.PackyardConfig;
 import org.packyard.config.Redact;
 import org.packyard.config.RepositoryConfig;
+import org.packyard.feed.FeedRoutes;
 import org.packyard.mdapi.MdapiRoutes;
 import org.packyard.mirror.SyncListener;
 import org.packyard.mirror.Syncer;
+import org.packyard.observe.EventLoopDelay;
+import org.packyard.observe.HttpObserver;
+import org.packyard.observe.Telemetry;
 
 /**
  * Wires one Packyard process: stores, catalog, syncer and the HTTP routes of every feature, served
@@ -52,9 +55,11 @@ public final class PackyardServer implements AutoCloseable {
   private final ContentRoutes onDemandContent;
   private final MdapiRoutes mdapi;
   private final AnswerSlots slots;
+  private final Telemetry telemetry;
+  private final boolean ownsTelemetry;
   private final List<FastPath> fastPaths;
 
-  private PackyardServer(Vertx vertx, Services services) {
+  private PackyardServer(Vertx vertx, Services services, boolean ownsTelemetry) {
     this.vertx = vertx;
     this.services = services;
     this.config = services.config;
@@ -66,6 +71,11 @@ public final class PackyardServer implements AutoCloseable {
     this.slots = new AnswerSlots(4, 512);
     this.mdapi = new MdapiRoutes(catalog, services.access, readers, slots);
     this.onDemandContent = ContentRoutes.create(vertx, catalog, services.access, services.blobs, readers, services.upstreams);
+    this.telemetry = services.telemetry;
+    this.ownsTelemetry = ownsTelemetry;
+    telemetry.bindJvmMeters();
+    ServerMeters.bind(telemetry, catalog, readers, slots, services.clock);
+    onDemandContent.bindMetrics(telemetry.registry());
     this.fastPaths = List.of(
         new FastPath("GET /{branch}/{pkg|srcpkg|files|changelog}/{name}", mdapi::serveFast),
         new FastPath("GET /repos/{name}/{file}", onDemandContent::serveFast));
@@ -73,8 +83,17 @@ public final class PackyardServer implements AutoCloseable {
 
   /** Opens the stores, maps the published snapshots and starts listening. */
   public static Future<PackyardServer> start(Vertx vertx, PackyardConfig config, Clock clock) {
+    return start(vertx, config, clock, null);
+  }
+
+  /**
+   * As {@link #start(Vertx, PackyardConfig, Clock)}, traced and metered by {@code telemetry}
+   * (null: metrics only, owned and closed by the server; otherwise the caller closes it).
+   */
+  public static Future<PackyardServer> start(Vertx vertx, PackyardConfig config, Clock clock, Telemetry telemetry) {
     return vertx.executeBlocking(() -> {
-      PackyardServer s = new PackyardServer(vertx, new Services(vertx, config, clock));
+      Telemetry t = telemetry == null ? Telemetry.off() : telemetry;
+      PackyardServer s = new PackyardServer(vertx, new Services(vertx, config, clock, t), telemetry == null);
       s.catalog.loadAll();
       return s;
     }).compose(s -> s.listen().map(s));
@@ -87,6 +106,8 @@ public final class PackyardServer implements AutoCloseable {
         .map(id -> {
           deployments.add(id);
           services.access.startPolling();
+          services.feed.start();
+          services.webhooks.start();
           timers.add(vertx.setPeriodic(POINTER_POLL_MS, t -> vertx.executeBlocking(() -> {
             for (RepositoryConfig r : config.repositories()) catalog.refresh(r.name());
             return null;
@@ -97,8 +118,18 @@ public final class PackyardServer implements AutoCloseable {
 
   /** One HTTP server on one event loop; Vert.x spreads connections over all instances. */
   private final class HttpVerticle extends VerticleBase {
+    private final HttpObserver http = new HttpObserver(telemetry);
+    private long delayTimer = -1;
+
+    @Override
+    public Future<?> stop() {
+      if (delayTimer >= 0) vertx.cancelTimer(delayTimer);
+      return Future.succeededFuture();
+    }
+
     @Override
     public Future<?> start() {
+      delayTimer = EventLoopDelay.start(vertx, telemetry.registry(), Thread.currentThread().getName());
       HttpServerOptions opts = new HttpServerOptions()
           .setHost(config.listen().host())
           .setPort(config.listen().port())
@@ -111,7 +142,8 @@ public final class PackyardServer implements AutoCloseable {
           // dnf speaks HTTP/1.1; zero-copy sendfile needs it. No h2c upgrade.
           .setHttp2ClearTextEnabled(false);
       Router router = router();
-      HttpServer server = vertx.createHttpServer(opts).requestHandler(req -> {
+      http.mount(router);
+      HttpServer server = vertx.createHttpServer(opts).requestHandler(request -> http.observe(request, req -> {
         if (PathSegments.wellFormedEscapes(req.path())) {
           for (FastPath f : fastPaths) if (f.serve().test(req)) return;
           router.handle(req);
@@ -119,7 +151,7 @@ public final class PackyardServer implements AutoCloseable {
           req.response().setStatusCode(400).putHeader(Responses.CONTENT_TYPE, Responses.TEXT)
               .end("400: Bad Request\nthe path has a malformed percent-escape");
         }
-      });
+      }));
       return server.listen().onSuccess(s -> port.compareAndSet(0, s.actualPort()));
     }
   }
@@ -139,41 +171,18 @@ public final class PackyardServer implements AutoCloseable {
     Router router = Router.router(vertx);
     new ProbeRoutes(catalog, services.access::health, draining::get, services.access).mount(router);
     new HomePage(catalog, services.access).mount(router);
-    new Metrics(services.access, config).register(this::metrics).register(onDemandContent::appendMetrics)
-        .register(syncer.downloader()::appendMetrics).mount(router);
+    new Metrics(telemetry, services.access, config).mount(router);
     new PackagesApi(catalog, services.access, readers, slots).mount(router);
     onDemandContent.mount(router);
     new RepositoriesApi(catalog, services.access, services.snapshots, services.state, syncer, readers).mount(router);
     new AccessRoutes(services.access, readers).mount(router);
+    new FeedRoutes(services.feed, services.access, config, readers).mount(router);
     mdapi.mount(router);
     router.route().setName("failure handler").failureHandler(ErrorMapper::handle);
     for (int status : new int[] {400, 404, 405, 413, 414, 500, 503}) {
       router.errorHandler(status, ErrorMapper::handle);
     }
     return router;
-  }
-
-  private void metrics(StringBuilder b) {
-    b.append("# HELP packyard_repository_packages Packages in the published snapshot.\n")
-        .append("# TYPE packyard_repository_packages gauge\n");
-    for (Served s : catalog.view().repositories().values()) {
-      b.append("packyard_repository_packages{repository=\"").append(Metrics.label(s.name())).append("\"} ")
-          .append(s.snapshot().manifest().packages()).append('\n');
-    }
-    // Per repository, not a total: a caller sees only the series of repositories it may see.
-    b.append("# HELP packyard_repository_published 1 when the repository has a published snapshot, else 0.\n")
-        .append("# TYPE packyard_repository_published gauge\n");
-    for (RepositoryConfig r : config.repositories()) {
-      b.append("packyard_repository_published{repository=\"").append(Metrics.label(r.name())).append("\"} ")
-          .append(catalog.view().repository(r.name()) == null ? 0 : 1).append('\n');
-    }
-    b.append("# HELP packyard_index_reader_queue Index reads waiting for a reader thread.\n")
-        .append("# TYPE packyard_index_reader_queue gauge\n")
-        .append("packyard_index_reader_queue ").append(readers.queued()).append('\n')
-        .append("# HELP packyard_large_answers Dependency answers being computed or written, and waiting.\n")
-        .append("# TYPE packyard_large_answers gauge\n")
-        .append("packyard_large_answers{state=\"active\"} ").append(slots.inUse()).append('\n')
-        .append("packyard_large_answers{state=\"waiting\"} ").append(slots.waiting()).append('\n');
   }
 
   /**
@@ -236,9 +245,14 @@ public final class PackyardServer implements AutoCloseable {
     }).transform(v -> ar.succeeded() ? Future.<Void>succeededFuture() : Future.<Void>failedFuture(ar.cause())));
   }
 
+  public Telemetry telemetry() {
+    return telemetry;
+  }
+
   @Override
   public void close() {
     readers.close();
     services.close();
+    if (ownsTelemetry) telemetry.close();
   }
 }

@@ -71,24 +71,25 @@ class VisibilityTest {
     return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
   }
 
-  /** The sample lines of an exposition that carry a repository label. */
+  /** The sample lines of the packyard_repository_* series (those that carry a repository label). */
   static List<String> repositorySeries(String exposition) {
-    return exposition.lines().filter(l -> !l.startsWith("#") && l.contains("repository=\"")).toList();
+    return exposition.lines().filter(l -> l.startsWith("packyard_repository_") && l.contains("repository=\"")).toList();
   }
 
   @Test
   void metrics_anonymousAndStrangersSeePublicSeries_viewersTheirs_operatorsAll() throws Exception {
     String anonymous = get("/metrics", null).body();
-    assertThat(anonymous).contains("packyard_repository_packages{repository=\"pub\"} 1\n", "packyard_index_reader_queue ")
+    assertThat(anonymous).contains("packyard_repository_packages{repository=\"pub\"} 1.0\n", "packyard_index_reader_queue ",
+            "packyard_snapshot_age_seconds{repository=\"pub\"} ")
         .doesNotContain("team/");
     assertThat(repositorySeries(anonymous)).containsExactly(
-        "packyard_repository_packages{repository=\"pub\"} 1", "packyard_repository_published{repository=\"pub\"} 1");
+        "packyard_repository_packages{repository=\"pub\"} 1.0", "packyard_repository_published{repository=\"pub\"} 1.0");
     assertThat(repositorySeries(get("/metrics", stranger).body())).isEqualTo(repositorySeries(anonymous));
     assertThat(repositorySeries(get("/metrics", viewer).body())).containsExactlyInAnyOrder(
-        "packyard_repository_packages{repository=\"pub\"} 1", "packyard_repository_packages{repository=\"team/a\"} 1",
-        "packyard_repository_published{repository=\"pub\"} 1", "packyard_repository_published{repository=\"team/a\"} 1",
-        "packyard_repository_published{repository=\"team/wait\"} 0");
-    assertThat(get("/metrics", operator).body()).contains("packyard_repository_published{repository=\"team/wait\"} 0\n");
+        "packyard_repository_packages{repository=\"pub\"} 1.0", "packyard_repository_packages{repository=\"team/a\"} 1.0",
+        "packyard_repository_published{repository=\"pub\"} 1.0", "packyard_repository_published{repository=\"team/a\"} 1.0",
+        "packyard_repository_published{repository=\"team/wait\"} 0.0");
+    assertThat(get("/metrics", operator).body()).contains("packyard_repository_published{repository=\"team/wait\"} 0.0\n");
     assertThat(get("/metrics", "pky_" + "0".repeat(43)).statusCode()).as("invalid credentials").isEqualTo(401);
   }
 

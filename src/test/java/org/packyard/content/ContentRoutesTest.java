@@ -83,7 +83,7 @@ class ContentRoutesTest {
   void smallFiles_servedFromMemoryAfterTheFirstHit_sameBytesAndHeaders() throws Exception {
     byte[] want = Files.readAllBytes(up.root().resolve("repodata/repomd.xml"));
     HttpResponse<byte[]> fromFile = get("/repos/meta/only/repodata/repomd.xml");
-    awaitMetric("packyard_content_memory_files 1"); // the first hit asked for it to be loaded
+    awaitMetric("packyard_content_memory_files 1.0\n"); // the first hit asked for it to be loaded
     HttpResponse<byte[]> fromMemory = get("/repos/meta/only/repodata/repomd.xml");
     assertThat(fromFile.body()).isEqualTo(want);
     assertThat(fromMemory.body()).isEqualTo(want);
@@ -94,7 +94,7 @@ class ContentRoutesTest {
     assertThat(BIG.payload().length).isGreaterThan(SmallFiles.MAX_FILE);
     get("/repos/lazy/" + BIG.href());
     get("/repos/lazy/" + BIG.href());
-    assertThat(server.get("/metrics").body()).contains("packyard_content_memory_files 1\n");
+    assertThat(server.get("/metrics").body()).contains("packyard_content_memory_files 1.0\n");
   }
 
   @Test
@@ -167,7 +167,7 @@ class ContentRoutesTest {
       answers.add(http.sendAsync(HttpRequest.newBuilder(URI.create(server.base() + "/repos/lazy/" + BIG.href())).build(),
           HttpResponse.BodyHandlers.ofByteArray()));
     }
-    awaitMetric("packyard_ondemand_waiting 8");
+    awaitMetric("packyard_ondemand_waiting 8.0\n");
     release.complete(null);
     for (var a : answers) {
       HttpResponse<byte[]> r = a.get(60, TimeUnit.SECONDS);

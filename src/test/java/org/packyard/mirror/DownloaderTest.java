@@ -184,12 +184,12 @@ class DownloaderTest {
     assertThat(s.throttles()).isEqualTo(up.throttled.get());
     assertThat(s.cuts()).isPositive(); // where the limit settles is timing; ThrottleSimulationTest pins it down
     assertThat(up.peak()).isEqualTo(6);
-    StringBuilder metrics = new StringBuilder();
-    m.downloader.appendMetrics(metrics);
-    assertThat(metrics.toString())
+    String metrics = m.downloader.telemetry().scrape("text/plain; version=0.0.4; charset=utf-8");
+    assertThat(metrics)
         .contains("# TYPE packyard_upstream_concurrency_limit gauge")
-        .contains("packyard_upstream_throttles_total{host=\"http://127.0.0.1:" + up.port() + "\"} " + s.throttles())
-        .contains("packyard_download_files_total{result=\"downloaded\"} 150");
+        .contains("packyard_upstream_throttles_total{host=\"http://127.0.0.1:" + up.port() + "\"} " + (double) s.throttles() + "\n")
+        .contains("packyard_mirror_files_total{host=\"http://127.0.0.1:" + up.port() + "\"} 150.0\n")
+        .contains("packyard_download_files_total{result=\"downloaded\"} 150.0\n");
   }
 
   @Test

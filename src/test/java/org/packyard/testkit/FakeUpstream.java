@@ -77,6 +77,7 @@ public final class FakeUpstream implements AutoCloseable {
   private final Map<String, ArrayDeque<Fault>> faults = new ConcurrentHashMap<>();
   private final List<Gauge> gauges = new CopyOnWriteArrayList<>(List.of(new Gauge()));
   private final AtomicInteger serving = new AtomicInteger();
+  private final Map<String, String> traceparents = new ConcurrentHashMap<>();
   private volatile Path root;
   private volatile long latencyMs;
   private volatile int throttleAbove = Integer.MAX_VALUE;
@@ -135,6 +136,11 @@ public final class FakeUpstream implements AutoCloseable {
     return this;
   }
 
+  /** The W3C traceparent the last request for {@code path} carried, or null. */
+  public String traceparent(String path) {
+    return traceparents.get(path);
+  }
+
   /** Also counts concurrency into {@code g} (to measure several fakes together). */
   public FakeUpstream gauge(Gauge g) {
     gauges.add(g);
@@ -169,6 +175,8 @@ public final class FakeUpstream implements AutoCloseable {
     paths.computeIfAbsent(req.path(), k -> new AtomicInteger()).incrementAndGet();
     String ua = req.getHeader("User-Agent");
     if (ua != null) userAgents.add(ua);
+    String tp = req.getHeader("traceparent");
+    if (tp != null) traceparents.put(req.path(), tp);
     if (serving.incrementAndGet() > throttleAbove) {
       serving.decrementAndGet();
       throttled.incrementAndGet();

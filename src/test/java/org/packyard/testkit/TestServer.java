@@ -43,6 +43,28 @@ public final class TestServer implements AutoCloseable {
     }
   }
 
+  /**
+   * A server traced and metered by {@code telemetry} (its Vert.x reports to the same registry);
+   * the caller closes the telemetry after the server.
+   */
+  public static TestServer start(PackyardConfig cfg, org.packyard.observe.Telemetry telemetry) {
+    Vertx vertx = telemetry.vertx(new io.vertx.core.VertxOptions());
+    try {
+      PackyardServer s = PackyardServer.start(vertx, cfg, Clock.systemUTC(), telemetry).await(60, TimeUnit.SECONDS);
+      return new TestServer(vertx, s);
+    } catch (Exception e) {
+      vertx.close();
+      throw new AssertionError("server did not start: " + e, e);
+    }
+  }
+
+  /** GET {@code path} with extra request headers (name, value, ...). */
+  public HttpResponse<String> get(String path, String... headers) throws Exception {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base() + path)).timeout(Duration.ofSeconds(30));
+    if (headers.length > 0) b.headers(headers);
+    return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
   /** Syncs one configured repository and waits for the outcome. */
   public SyncResult sync(String repository) throws Exception {
     return server.syncer().sync(server.config().repository(repository), org.packyard.mirror.SyncListener.NONE)

@@ -1,0 +1,164 @@
+package org.packyard.feed;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArraySet;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.packyard.index.PackageList;
+import org.packyard.index.PackageList.Nevra;
+import org.packyard.store.FeedStore;
+import org.packyard.store.SnapshotStore.Published;
+
+/**
+ * The feed of published snapshots: when a snapshot is published, what it added, removed and
+ * updated against the one before is stored as an event ({@code snapshot.published}) in the state
+ * store, and handed to the webhooks. Live subscribers (server-sent events) are fed by one poller
+ * that reads new events from the store, so events of other processes sharing the store arrive too.
+ */
+public final class ChangeFeed implements AutoCloseable {
+  private static final Logger LOG = Logger.getLogger(ChangeFeed.class.getName());
+  static final ObjectMapper JSON = new ObjectMapper();
+  public static final String PUBLISHED = "snapshot.published";
+  public static final String SYNC_FAILED = "sync.failed";
+  /** How often live subscribers' poller reads the store. */
+  static final long POLL_MS = 1_000;
+
+  /** A live subscriber: told of each new event, in cursor order, from the poller's thread. */
+  interface Subscriber {
+    void event(FeedStore.Change c);
+  }
+
+  private final Vertx vertx;
+  private final FeedStore store;
+  private final Clock clock;
+  private final Webhooks webhooks;
+  private final Set<Subscriber> subscribers = new CopyOnWriteArraySet<>();
+  private final AtomicBoolean polling = new AtomicBoolean();
+  private volatile long polledUpTo = -1;
+  private long timer = -1;
+
+  public ChangeFeed(Vertx vertx, FeedStore store, Clock clock, Webhooks webhooks) {
+    this.vertx = vertx;
+    this.store = store;
+    this.clock = clock;
+    this.webhooks = webhooks;
+  }
+
+  public FeedStore store() {
+    return store;
+  }
+
+  /**
+   * Records {@code after}'s event against {@code before} (null for a repository's first
+   * snapshot). Blocking; a failure is logged, never thrown: the snapshot is published already.
+   */
+  public void published(Published before, Published after) {
+    try {
+      List<Nevra> was = before == null ? List.of() : PackageList.read(before.indexDir());
+      SnapshotDiff d = SnapshotDiff.of(was, PackageList.read(after.indexDir()));
+      Instant now = clock.instant();
+      ObjectNode e = JSON.createObjectNode();
+      e.put("type", PUBLISHED).put("repository", after.repository()).put("snapshot", after.id()).put("time", now.toString());
+      ArrayNode added = e.putArray("added"), removed = e.putArray("removed"), updated = e.putArray("updated");
+      for (Nevra n : d.added()) added.add(nevra(n));
+      for (Nevra n : d.removed()) removed.add(nevra(n));
+      for (SnapshotDiff.Update u : d.updated()) {
+        updated.addObject().put("name", u.name()).put("arch", u.arch()).put("from", u.from().toString()).put("to", u.to().toString());
+      }
+      String json = JSON.writeValueAsString(e);
+      long cursor = store.appendChange(PUBLISHED, after.repository(), after.id(), now, json);
+      LOG.info(after.repository() + ": change " + cursor + ": " + d.added().size() + " added, " + d.removed().size()
+          + " removed, " + d.updated().size() + " updated");
+      webhooks.enqueue(PUBLISHED, withCursor(cursor, json));
+      poke();
+    } catch (IOException | RuntimeException e) {
+      LOG.log(Level.WARNING, after.repository() + ": the change event of " + after.id() + " was not recorded: " + e.getMessage());
+    }
+  }
+
+  /** A failed sync: an event for the webhooks (not in the feed, which lists published snapshots). */
+  public void syncFailed(String repository, String message) {
+    ObjectNode e = JSON.createObjectNode();
+    e.put("type", SYNC_FAILED).put("repository", repository).put("time", clock.instant().toString()).put("message", message);
+    vertx.executeBlocking(() -> {
+      webhooks.enqueue(SYNC_FAILED, JSON.writeValueAsString(e));
+      return null;
+    }, false).onFailure(x -> LOG.warning(repository + ": sync.failed event not queued: " + x.getMessage()));
+  }
+
+  private static ObjectNode nevra(Nevra n) {
+    ObjectNode o = JSON.createObjectNode().put("name", n.name());
+    o.put("epoch", n.evr().epoch() == null ? "0" : n.evr().epoch());
+    o.put("version", n.evr().version()).put("release", n.evr().release()).put("arch", n.arch());
+    return o;
+  }
+
+  /** The served form of an event: its stored object with {@code cursor} first. */
+  static String withCursor(long cursor, String json) {
+    return "{\"cursor\":\"" + cursor + "\"," + json.substring(1);
+  }
+
+  /** Starts the poller that feeds live subscribers. */
+  public void start() {
+    timer = vertx.setPeriodic(POLL_MS, t -> poke());
+  }
+
+  boolean subscribe(Subscriber s, int max) {
+    if (subscribers.size() >= max) return false;
+    subscribers.add(s);
+    return true;
+  }
+
+  void unsubscribe(Subscriber s) {
+    subscribers.remove(s);
+  }
+
+  /** Reads events newer than the last poll and hands them to every subscriber. */
+  void poke() {
+    if (subscribers.isEmpty() && polledUpTo >= 0) return;
+    if (!polling.compareAndSet(false, true)) return;
+    vertx.executeBlocking(() -> {
+      if (polledUpTo < 0) {
+        polledUpTo = store.lastCursor();
+        return List.<FeedStore.Change>of();
+      }
+      return store.changesAfter(polledUpTo, 500);
+    }, false).onComplete(ar -> {
+      polling.set(false);
+      if (ar.failed()) {
+        LOG.fine("change feed poll failed: " + ar.cause().getMessage());
+        return;
+      }
+      for (FeedStore.Change c : ar.result()) {
+        polledUpTo = Math.max(polledUpTo, c.cursor());
+        for (Subscriber s : subscribers) s.event(c);
+      }
+    });
+  }
+
+  /** The cursor live subscribers have been fed up to (events after it come through the poller). */
+  Future<Long> liveFrom() {
+    if (polledUpTo >= 0) return Future.succeededFuture(polledUpTo);
+    return vertx.executeBlocking(() -> {
+      long c = store.lastCursor();
+      if (polledUpTo < 0) polledUpTo = c;
+      return polledUpTo;
+    }, false);
+  }
+
+  @Override
+  public void close() {
+    if (timer >= 0) vertx.cancelTimer(timer);
+    subscribers.clear();
+  }
+}
