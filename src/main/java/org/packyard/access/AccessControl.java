@@ -106,6 +106,21 @@ public final class AccessControl implements AutoCloseable {
     return true;
   }
 
+  private final java.util.concurrent.atomic.AtomicBoolean reloadQueued = new java.util.concurrent.atomic.AtomicBoolean();
+
+  /**
+   * Another replica announced an access change: reloads soon, off the event loop (one reload queued
+   * at most, however many announcements arrive).
+   */
+  public void changed() {
+    if (!reloadQueued.compareAndSet(false, true)) return;
+    vertx.executeBlocking(() -> {
+      reloadQueued.set(false);
+      reload();
+      return null;
+    }, false);
+  }
+
   /** Polls the store's version and reloads on a change (another process or replica changed access). */
   public void startPolling() {
     timer = vertx.setPeriodic(POLL_MILLIS, t -> vertx.executeBlocking(() -> {

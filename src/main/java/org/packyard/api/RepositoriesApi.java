@@ -37,6 +37,14 @@ public final class RepositoriesApi {
   private final ReaderPool readers;
   private final AccessControl access;
 
+  private java.util.function.BooleanSupplier stateReachable = () -> true;
+
+  /** Tells whether the state database is reachable (a sync is refused with 503 while it is not). */
+  public RepositoriesApi stateReachable(java.util.function.BooleanSupplier s) {
+    this.stateReachable = s;
+    return this;
+  }
+
   public RepositoriesApi(Catalog catalog, AccessControl access, SnapshotStore snapshots, StateStore state, Syncer syncer,
       ReaderPool readers) {
     this.catalog = catalog;
@@ -115,20 +123,33 @@ public final class RepositoriesApi {
         .onFailure(ctx::fail).onSuccess(r -> sync(ctx, r));
   }
 
+  private static boolean stateUnavailable(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) if (t instanceof org.packyard.store.StateUnavailableException) return true;
+    return false;
+  }
+
   private void sync(RoutingContext ctx, RepositoryConfig r) {
     boolean wait = "true".equals(ctx.request().getParam("wait"));
+    if (!stateReachable.getAsBoolean()) {
+      // A sync needs its lease: refuse now rather than answer 202 for a sync that cannot run.
+      ctx.fail(new org.packyard.store.StateUnavailableException("the state database is unreachable", null));
+      return;
+    }
     var f = syncer.sync(r, SyncListener.NONE);
     if (!wait) {
       ctx.response().setStatusCode(202);
       Responses.json(ctx, new JsonObject().put("repository", r.name()).put("status", "started").encode());
       return;
     }
-    f.onSuccess(res -> Responses.json(ctx, new JsonObject()
+    f.onFailure(e -> {
+      if (stateUnavailable(e)) ctx.fail(e); // read-only mode: 503 with Retry-After
+    }).onSuccess(res -> Responses.json(ctx, new JsonObject()
             .put("repository", r.name())
             .put("outcome", res.outcome().name().toLowerCase(java.util.Locale.ROOT))
             .put("snapshot", snapshotJson(res.snapshot().manifest()))
             .put("millis", res.millis()).encode()))
         .onFailure(e -> {
+          if (stateUnavailable(e)) return;
           ctx.response().setStatusCode(502);
           Responses.json(ctx, new JsonObject().put("error",
               new JsonObject().put("status", 502).put("message", Redact.text(e.getMessage()))).encode());

@@ -12,9 +12,10 @@ import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import org.packyard.access.AccessData;
 import org.packyard.access.AccessStore;
+import org.packyard.store.StateDatabase;
+import org.packyard.store.StateUnavailableException;
 import org.packyard.access.Principal;
 import org.packyard.access.Role;
-import org.packyard.access.SqliteAccessStore;
 import org.packyard.access.Target;
 import org.packyard.config.ConfigException;
 import org.packyard.config.Durations;
@@ -32,7 +33,7 @@ import picocli.CommandLine.ParentCommand;
 @Command(
     name = "admin",
     mixinStandardHelpOptions = true,
-    description = "Manage users, tokens, groups and bindings in the state store (data/state.db).",
+    description = "Manage users, tokens, groups and bindings in the state store (data/state.db, or the configured PostgreSQL).",
     subcommands = {
       AdminCommand.Bootstrap.class,
       AdminCommand.User.class,
@@ -77,12 +78,15 @@ final class AdminCommand implements Callable<Integer> {
       System.err.println("packyard: cannot create data directory " + config.data() + ": " + e.getMessage());
       return 1;
     }
-    try (SqliteAccessStore store = new SqliteAccessStore(config.data().resolve("state.db"), Clock.systemUTC())) {
-      body.run(store, "cli:" + System.getProperty("user.name", "admin"));
+    try (StateDatabase db = StateDatabase.open(config.state(), config.data(), Clock.systemUTC())) {
+      body.run(db.access(), "cli:" + System.getProperty("user.name", "admin"));
       return 0;
     } catch (IllegalArgumentException e) {
       System.err.println("packyard admin: " + e.getMessage());
       return 2;
+    } catch (StateUnavailableException e) {
+      System.err.println("packyard admin: " + e.getMessage());
+      return 1;
     }
   }
 

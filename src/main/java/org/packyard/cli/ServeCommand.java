@@ -54,7 +54,7 @@ final class ServeCommand implements Callable<Integer> {
     if (sample) {
       Path upstream = Sample.extract(config.data());
       config = new PackyardConfig(config.listen(), config.data(), List.of(Sample.repository(upstream)),
-          config.directory(), config.observe());
+          config.directory(), config.observe()).withState(config.state());
     }
     Logging.configure(LogFormat.parse(config.observe().logFormat()));
     Telemetry telemetry = Telemetry.fromEnvironment();

@@ -30,7 +30,8 @@ public final class ConfigLoader {
   public static final String DEFAULT_LISTEN = "127.0.0.1:8080";
   public static final String DEFAULT_DATA = "./packyard-data";
 
-  private static final Set<String> TOP_KEYS = Set.of("listen", "data", "repositories", "directory", "log_format", "webhooks");
+  private static final Set<String> TOP_KEYS = Set.of("listen", "data", "repositories", "directory", "log_format", "webhooks", "state");
+  private static final Set<String> STATE_KEYS = Set.of("url", "password_file", "max_connections");
   private static final Set<String> DIRECTORY_KEYS = Set.of("url", "token_file", "timeout", "cache_ttl", "max_stale", "max_concurrency");
   private static final List<String> REPO_KEYS = List.of("name", "upstream", "metalink", "mirrorlist", "policy",
       "branch", "channel", "sync_every", "access", "include", "exclude", "arches", "retain", "max_concurrency",
@@ -44,7 +45,7 @@ public final class ConfigLoader {
     String where = file == null ? "configuration" : file.toString();
     ObjectNode root = file == null ? JsonNodeFactory.instance.objectNode() : read(file);
     applyEnv(root, env, where);
-    return bind(root, where, file);
+    return bind(root, where, file, env);
   }
 
   private static ObjectNode read(Path file) {
@@ -77,6 +78,18 @@ public final class ConfigLoader {
       String value = e.getValue();
       if (rest.equals("listen") || rest.equals("data") || rest.equals("log_format")) {
         root.put(rest, value);
+      } else if (rest.equals("state") || rest.startsWith("state_")) {
+        String key = rest.equals("state") ? "url" : rest.substring("state_".length());
+        if (!STATE_KEYS.contains(key)) throw new ConfigException(var + ": unknown setting; known: PACKYARD_STATE, PACKYARD_STATE_URL, PACKYARD_STATE_PASSWORD_FILE, PACKYARD_STATE_MAX_CONNECTIONS");
+        JsonNode st = root.get("state");
+        ObjectNode obj;
+        if (st instanceof ObjectNode o) {
+          obj = o;
+        } else {
+          obj = root.putObject("state");
+          if (st != null && st.isValueNode()) obj.put("url", st.asText());
+        }
+        obj.put(key, value);
       } else if (rest.equals("repositories")) {
         try {
           root.set("repositories", YAML.readTree(value));
@@ -98,12 +111,12 @@ public final class ConfigLoader {
         item.put(parts[1], value);
       } else {
         throw new ConfigException(var + ": unknown setting; known: PACKYARD_LISTEN, PACKYARD_DATA, PACKYARD_LOG_FORMAT, "
-            + "PACKYARD_REPOSITORIES, PACKYARD_REPOSITORIES_<index>_<key>");
+            + "PACKYARD_REPOSITORIES, PACKYARD_REPOSITORIES_<index>_<key>, PACKYARD_STATE, PACKYARD_STATE_<key>");
       }
     }
   }
 
-  private static PackyardConfig bind(ObjectNode root, String where, Path file) {
+  private static PackyardConfig bind(ObjectNode root, String where, Path file, Map<String, String> env) {
     for (Iterator<String> it = root.fieldNames(); it.hasNext(); ) {
       String k = it.next();
       if (!TOP_KEYS.contains(k)) throw new ConfigException(where + ": unknown key '" + k + "'; known keys: " + String.join(", ", new java.util.TreeSet<>(TOP_KEYS)));
@@ -120,8 +133,9 @@ public final class ConfigLoader {
       for (int i = 0; i < list.size(); i++) repos.add(repository(list.get(i), where + ": repositories[" + i + "]", file));
     }
     DirectoryConfig directory = directory(root.get("directory"), where + ": directory", file);
+    StateConfig state = state(root.get("state"), where + ": state", file, env);
     try {
-      return new PackyardConfig(listen, data, repos, directory, ObserveConfig.parse(root, where, file));
+      return new PackyardConfig(listen, data, repos, directory, ObserveConfig.parse(root, where, file), state);
     } catch (ConfigException e) {
       if (e.getMessage().startsWith(where)) throw e;
       throw new ConfigException(where + ": " + e.getMessage());
@@ -145,6 +159,41 @@ public final class ConfigLoader {
     } catch (ConfigException e) {
       throw e.getMessage().startsWith(where) ? e : new ConfigException(where + ": " + e.getMessage());
     }
+  }
+
+  /**
+   * {@code state: URL} or {@code state: {url, password_file, max_connections}}. The password is
+   * read here, from {@code password_file} if given, else from {@code PGPASSWORD}.
+   */
+  private static StateConfig state(JsonNode node, String where, Path file, Map<String, String> env) {
+    if (node == null || node.isNull()) return StateConfig.SQLITE;
+    String url;
+    Path passwordFile = null;
+    int max = StateConfig.DEFAULT_MAX_CONNECTIONS;
+    if (node.isValueNode()) {
+      url = node.asText();
+    } else if (node.isObject()) {
+      for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
+        String k = it.next();
+        if (!STATE_KEYS.contains(k)) throw new ConfigException(where + ": unknown key '" + k + "'; known keys: " + new java.util.TreeSet<>(STATE_KEYS));
+      }
+      url = text(node, "url", where, null);
+      passwordFile = path(node, "password_file", where, file);
+      max = integer(node, "max_connections", where, max);
+    } else {
+      throw new ConfigException(where + ": must be a URL (sqlite or postgresql://user@host:5432/db) or a mapping with url, password_file");
+    }
+    Secret password = null;
+    if (passwordFile != null) {
+      try {
+        password = new Secret(Files.readString(passwordFile).strip());
+      } catch (IOException e) {
+        throw new ConfigException(where + ": password_file " + passwordFile + " cannot be read: " + e.getClass().getSimpleName());
+      }
+    } else if (env.get("PGPASSWORD") != null) {
+      password = new Secret(env.get("PGPASSWORD"));
+    }
+    return StateConfig.parse(where, url, passwordFile, password, max);
   }
 
   private static RepositoryConfig repository(JsonNode node, String where, Path file) {

@@ -7,16 +7,27 @@ import java.util.Map;
 
 /** The whole configuration of one Packyard process. */
 public record PackyardConfig(Listen listen, Path data, List<RepositoryConfig> repositories, DirectoryConfig directory,
-    ObserveConfig observe) {
+    ObserveConfig observe, StateConfig state) {
 
   /** A configuration with the default log format and no webhooks. */
   public PackyardConfig(Listen listen, Path data, List<RepositoryConfig> repositories, DirectoryConfig directory) {
     this(listen, data, repositories, directory, ObserveConfig.DEFAULT);
   }
 
+  /** A configuration on the embedded state store. */
+  public PackyardConfig(Listen listen, Path data, List<RepositoryConfig> repositories, DirectoryConfig directory,
+      ObserveConfig observe) {
+    this(listen, data, repositories, directory, observe, StateConfig.SQLITE);
+  }
+
   /** A configuration without an external directory. */
   public PackyardConfig(Listen listen, Path data, List<RepositoryConfig> repositories) {
     this(listen, data, repositories, null);
+  }
+
+  /** The same configuration on another state store. */
+  public PackyardConfig withState(StateConfig s) {
+    return new PackyardConfig(listen, data, repositories, directory, observe, s);
   }
 
   /** {@code HOST:PORT} to listen on; port 0 picks a free one. */
@@ -50,6 +61,7 @@ public record PackyardConfig(Listen listen, Path data, List<RepositoryConfig> re
   public PackyardConfig {
     repositories = List.copyOf(repositories);
     if (observe == null) observe = ObserveConfig.DEFAULT;
+    if (state == null) state = StateConfig.SQLITE;
     Map<String, String> names = new HashMap<>();
     Map<String, String> channels = new HashMap<>();
     for (RepositoryConfig r : repositories) {

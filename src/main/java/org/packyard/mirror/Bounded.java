@@ -5,7 +5,6 @@ import io.vertx.core.Promise;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
@@ -15,7 +14,8 @@ final class Bounded {
 
   /**
    * Applies {@code fn} to every item, at most {@code limit} at once, and completes with the results
-   * in input order; fails with the first failure (no new work starts after it).
+   * in input order; fails with the first failure (no new work starts after it), once the work
+   * already running has settled (so nothing is still writing when the caller cleans up).
    */
   static <T, R> Future<List<R>> forEach(List<T> items, int limit, Function<T, Future<R>> fn) {
     Promise<List<R>> done = Promise.promise();
@@ -23,11 +23,14 @@ final class Bounded {
     List<R> results = Collections.synchronizedList(new ArrayList<>(Collections.nCopies(items.size(), null)));
     AtomicInteger next = new AtomicInteger();
     AtomicInteger finished = new AtomicInteger();
-    AtomicBoolean failed = new AtomicBoolean();
+    AtomicInteger inFlight = new AtomicInteger();
+    java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
     Runnable[] launch = new Runnable[1];
     launch[0] = () -> {
+      if (failure.get() != null) return;
       int i = next.getAndIncrement();
-      if (i >= items.size() || failed.get()) return;
+      if (i >= items.size()) return;
+      inFlight.incrementAndGet();
       Future<R> f;
       try {
         f = fn.apply(items.get(i));
@@ -35,13 +38,23 @@ final class Bounded {
         f = Future.failedFuture(e);
       }
       f.onComplete(ar -> {
+        int left = inFlight.decrementAndGet();
         if (ar.failed()) {
-          if (failed.compareAndSet(false, true)) done.tryFail(ar.cause());
-          return;
+          failure.compareAndSet(null, ar.cause());
+        } else {
+          results.set(i, ar.result());
+          if (finished.incrementAndGet() == items.size()) {
+            done.tryComplete(new ArrayList<>(results));
+            return;
+          }
         }
-        results.set(i, ar.result());
-        if (finished.incrementAndGet() == items.size()) done.tryComplete(new ArrayList<>(results));
-        else launch[0].run();
+        // After a failure nothing new starts; the failure is reported once the items already
+        // running have settled, so none of them is still writing when the caller cleans up.
+        if (failure.get() != null) {
+          if (left == 0) done.tryFail(failure.get());
+        } else {
+          launch[0].run();
+        }
       });
     };
     for (int k = 0; k < Math.min(limit, items.size()); k++) launch[0].run();

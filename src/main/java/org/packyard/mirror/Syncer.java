@@ -69,22 +69,30 @@ public final class Syncer implements AutoCloseable {
   private final Consumer<Published> onPublish;
   private final Map<String, Future<SyncResult>> running = new HashMap<>();
   private volatile java.util.function.BiConsumer<String, String> onFailure = (repo, message) -> {};
+  private final SyncGate gate;
 
   /** A syncer with its own {@link Downloader} on Vert.x timers, downloading every listed package. */
   public Syncer(Vertx vertx, Upstreams upstreams, BlobStore blobs, SnapshotStore snapshots, StateStore state,
       Clock clock, Consumer<Published> onPublish) {
+    this(vertx, upstreams, blobs, snapshots, state, clock, onPublish, SyncGate.local(snapshots));
+  }
+
+  /** Such a syncer that runs a sync only when {@code gate} lets it, and publishes through it. */
+  public Syncer(Vertx vertx, Upstreams upstreams, BlobStore blobs, SnapshotStore snapshots, StateStore state,
+      Clock clock, Consumer<Published> onPublish, SyncGate gate) {
     this(vertx, new Downloader(vertx, upstreams, blobs, Scheduler.vertx(vertx, clock), Downloader.Options.DEFAULT),
-        true, snapshots, state, clock, onPublish, PackagePlan.ALL);
+        true, snapshots, state, clock, onPublish, PackagePlan.ALL, gate);
   }
 
   /** A syncer over {@code downloader} (not closed with it), fetching the packages {@code plan} names. */
   public Syncer(Vertx vertx, Downloader downloader, SnapshotStore snapshots, StateStore state, Clock clock,
       Consumer<Published> onPublish, PackagePlan plan) {
-    this(vertx, downloader, false, snapshots, state, clock, onPublish, plan);
+    this(vertx, downloader, false, snapshots, state, clock, onPublish, plan, SyncGate.local(snapshots));
   }
 
   private Syncer(Vertx vertx, Downloader downloader, boolean owns, SnapshotStore snapshots, StateStore state,
-      Clock clock, Consumer<Published> onPublish, PackagePlan plan) {
+      Clock clock, Consumer<Published> onPublish, PackagePlan plan, SyncGate gate) {
+    this.gate = Objects.requireNonNull(gate, "gate");
     this.downloader = downloader;
     this.ownsDownloader = owns;
     this.blobs = downloader.blobs();
@@ -119,7 +127,7 @@ public final class Syncer implements AutoCloseable {
       if (r != null) return r;
       Promise<SyncResult> p = Promise.promise();
       running.put(repo.name(), p.future());
-      run(repo, listener).onComplete(ar -> {
+      gated(repo, listener).onComplete(ar -> {
         synchronized (running) {
           running.remove(repo.name());
         }
@@ -129,7 +137,27 @@ public final class Syncer implements AutoCloseable {
     }
   }
 
-  private Future<SyncResult> run(RepositoryConfig repo, SyncListener l) {
+  /** Runs the sync once the gate lets this process; reports another process's sync as unchanged here. */
+  private Future<SyncResult> gated(RepositoryConfig repo, SyncListener l) {
+    long start = clock.millis();
+    Future<SyncGate.Pass> entered;
+    try {
+      entered = gate.enter(repo.name());
+    } catch (RuntimeException e) {
+      entered = Future.failedFuture(e);
+    }
+    return entered.recover(e -> Future.failedFuture(new SyncException(repo.name() + ": " + message(e), e)))
+        .compose(pass -> {
+          if (pass == null) {
+            return blocking(() -> snapshots.current(repo.name()).orElseThrow(() -> new SyncException(
+                repo.name() + ": another process ran this sync and published nothing", null)))
+                .map(cur -> new SyncResult(repo.name(), SyncResult.Outcome.UNCHANGED, cur, clock.millis() - start));
+          }
+          return run(repo, l, pass).andThen(ar -> pass.leave());
+        });
+  }
+
+  private Future<SyncResult> run(RepositoryConfig repo, SyncListener l, SyncGate.Pass pass) {
     long start = clock.millis();
     SyncTrace trace = SyncTrace.start(downloader.telemetry(), repo.name());
     Future<Long> runId = blocking(() -> recordStart(repo.name()));
@@ -146,7 +174,7 @@ public final class Syncer implements AutoCloseable {
             return trace.phase("sync.packages", p -> ensurePackages(repo, set, current, l, p))
                 .map(v -> new SyncResult(repo.name(), SyncResult.Outcome.UNCHANGED, current, clock.millis() - start));
           }
-          return fetchAndPublish(repo, set, md, l, trace)
+          return fetchAndPublish(repo, set, md, l, trace, pass)
               .map(pub -> new SyncResult(repo.name(), SyncResult.Outcome.PUBLISHED, pub, clock.millis() - start));
         }))
         .recover(e -> Future.failedFuture(e instanceof SyncException ? e
@@ -167,7 +195,7 @@ public final class Syncer implements AutoCloseable {
   private record Built(SnapshotStore.Staging staging, IndexBuilder.Stats stats, List<RepoFile> wanted, List<String> shas) {}
 
   private Future<Published> fetchAndPublish(RepositoryConfig repo, MirrorSet set, Downloader.ChosenRepomd chosen,
-      SyncListener l, SyncTrace trace) {
+      SyncListener l, SyncTrace trace, SyncGate.Pass pass) {
     return trace.phase("sync.metadata", p -> blocking(() -> {
       Repomd md;
       try {
@@ -187,7 +215,7 @@ public final class Syncer implements AutoCloseable {
           .compose(shas -> blocking(() -> tree(repo, md, chosen.sha256(), sigs, wanted, shas, l)));
     }))).compose(tree -> trace.phase("sync.index", p -> blocking(() -> build(repo, tree.md(), tree.wanted(), tree.shas(), l)))
         .compose(built -> trace.phase("sync.packages", p -> fetchPackages(repo, set, built.staging().indexDir(), l, p))
-            .compose(v -> trace.phase("sync.publish", p -> blocking(() -> publish(repo, tree, chosen.sha256(), built, mirrorOrder(set, chosen), l))))
+            .compose(v -> trace.phase("sync.publish", p -> blocking(() -> publish(repo, tree, chosen.sha256(), built, mirrorOrder(set, chosen), l, pass))))
             .recover(e -> blocking(() -> {
               snapshots.discard(built.staging());
               return null;
@@ -318,7 +346,7 @@ public final class Syncer implements AutoCloseable {
   }
 
   private Published publish(RepositoryConfig repo, Tree tree, String upstreamRepomdSha, Built b, List<String> mirrors,
-      SyncListener l) throws IOException {
+      SyncListener l, SyncGate.Pass pass) throws IOException {
     Repomd md = tree.md();
     String repomdSha = tree.repomdSha();
     List<Manifest.FileRef> sigs = tree.sigs();
@@ -335,7 +363,7 @@ public final class Syncer implements AutoCloseable {
     Manifest m = new Manifest(Manifest.FORMAT, repo.name(), snapshots.newId(repomdSha),
         clock.instant().toString(), repo.upstream().toString(), md.revision(), b.stats().packages(), refs,
         filters == null ? null : upstreamRepomdSha, filters, mirrors);
-    Published pub = snapshots.publish(b.staging(), m);
+    Published pub = pass.publish(b.staging(), m);
     LOG.info(repo.name() + ": published " + m.id() + " (durable in " + (System.nanoTime() - t0) / 1_000_000 + " ms)");
     onPublish.accept(pub);
     return pub;

@@ -7,6 +7,7 @@ import io.vertx.ext.web.RoutingContext;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.packyard.config.Redact;
+import org.packyard.store.StateUnavailableException;
 
 /**
  * The one place where failures become responses. Under {@code /api/} the body is JSON
@@ -24,9 +25,15 @@ public final class ErrorMapper {
     Throwable f = ctx.failure();
     int status;
     String reason;
+    StateUnavailableException down = stateUnavailable(f);
     if (f instanceof HttpError e) {
       status = e.status();
       reason = e.getMessage();
+    } else if (down != null) {
+      // Read-only mode: content and metadata still serve; this write can be retried shortly.
+      status = 503;
+      reason = "the state database is unavailable; this replica serves read-only until it is back";
+      ctx.response().headers().set("Retry-After", RETRY_AFTER_SECONDS);
     } else if (f != null) {
       status = 500;
       reason = null;
@@ -36,6 +43,13 @@ public final class ErrorMapper {
       reason = null;
     }
     send(ctx, status, reason);
+  }
+
+  static final String RETRY_AFTER_SECONDS = "5";
+
+  private static StateUnavailableException stateUnavailable(Throwable f) {
+    for (Throwable t = f; t != null; t = t.getCause()) if (t instanceof StateUnavailableException s) return s;
+    return null;
   }
 
   /** Answers {@code status} with {@code reason} (may be null) in the format of the route. */

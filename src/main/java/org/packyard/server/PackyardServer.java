@@ -38,8 +38,6 @@ import org.packyard.observe.Telemetry;
  */
 public final class PackyardServer implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(PackyardServer.class.getName());
-  /** How often the published-snapshot pointers are re-read, to pick up syncs by other processes. */
-  static final long POINTER_POLL_MS = 5_000;
 
   private final Vertx vertx;
   private final PackyardConfig config;
@@ -95,6 +93,7 @@ public final class PackyardServer implements AutoCloseable {
       Telemetry t = telemetry == null ? Telemetry.off() : telemetry;
       PackyardServer s = new PackyardServer(vertx, new Services(vertx, config, clock, t), telemetry == null);
       s.catalog.loadAll();
+      s.services.shared.refreshAll(); // what other replicas published while this one was down
       return s;
     }).compose(s -> s.listen().map(s));
   }
@@ -106,12 +105,9 @@ public final class PackyardServer implements AutoCloseable {
         .map(id -> {
           deployments.add(id);
           services.access.startPolling();
+          services.shared.start();
           services.feed.start();
           services.webhooks.start();
-          timers.add(vertx.setPeriodic(POINTER_POLL_MS, t -> vertx.executeBlocking(() -> {
-            for (RepositoryConfig r : config.repositories()) catalog.refresh(r.name());
-            return null;
-          }, false)));
           return null;
         });
   }
@@ -169,12 +165,14 @@ public final class PackyardServer implements AutoCloseable {
   /** The routes of every feature, in the order they are tried. */
   Router router() {
     Router router = Router.router(vertx);
-    new ProbeRoutes(catalog, services.access::health, draining::get, services.access).mount(router);
+    new ProbeRoutes(catalog, () -> services.access.health().put("state", services.database.health()), draining::get, services.access)
+        .degradedWhen(() -> !services.database.reachable()).mount(router);
     new HomePage(catalog, services.access).mount(router);
     new Metrics(telemetry, services.access, config).mount(router);
     new PackagesApi(catalog, services.access, readers, slots).mount(router);
     onDemandContent.mount(router);
-    new RepositoriesApi(catalog, services.access, services.snapshots, services.state, syncer, readers).mount(router);
+    new RepositoriesApi(catalog, services.access, services.snapshots, services.state, syncer, readers)
+        .stateReachable(services.database::reachable).mount(router);
     new AccessRoutes(services.access, readers).mount(router);
     new FeedRoutes(services.feed, services.access, config, readers).mount(router);
     mdapi.mount(router);

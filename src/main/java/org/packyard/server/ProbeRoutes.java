@@ -43,6 +43,17 @@ public final class ProbeRoutes {
     this.access = access;
   }
 
+  private BooleanSupplier degraded = () -> false;
+
+  /**
+   * {@code d} is true while this replica serves read-only (its state database unreachable): the
+   * status says {@code degraded}, still with 200, and operators see why in the details.
+   */
+  public ProbeRoutes degradedWhen(BooleanSupplier d) {
+    this.degraded = d;
+    return this;
+  }
+
   public void mount(Router router) {
     router.route("/healthz").method(HttpMethod.GET).method(HttpMethod.HEAD).order(-100)
         .handler(ctx -> Responses.json(ctx, "{\"status\":\"ok\"}"));
@@ -60,7 +71,8 @@ public final class ProbeRoutes {
       ctx.response().setStatusCode(503);
       body.put("status", "draining").put("reason", "shutting down");
     } else {
-      body.put("status", "ready");
+      // Still 200 when degraded: the replica serves its published snapshots read-only.
+      body.put("status", degraded.getAsBoolean() ? "degraded" : "ready");
     }
     List<String> shown = missing.stream().filter(visible::repository).toList();
     long configured = catalog.config().repositories().stream().filter(visible::repository).count();

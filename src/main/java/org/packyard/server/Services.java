@@ -7,11 +7,12 @@ import java.time.Clock;
 import org.packyard.access.AccessControl;
 import org.packyard.access.Directory;
 import org.packyard.access.DirectoryFactory;
-import org.packyard.access.SqliteAccessStore;
 import org.packyard.catalog.Catalog;
 import org.packyard.config.PackyardConfig;
 import org.packyard.mirror.Syncer;
 import org.packyard.mirror.Upstreams;
+import org.packyard.replica.SharedSnapshots;
+import org.packyard.replica.SyncLeases;
 import org.packyard.observe.Telemetry;
 import org.packyard.feed.ChangeFeed;
 import org.packyard.feed.Webhooks;
@@ -19,7 +20,7 @@ import org.packyard.store.FeedStore;
 import org.packyard.store.FsBlobStore;
 import org.packyard.store.SqliteFeedStore;
 import org.packyard.store.SnapshotStore;
-import org.packyard.store.SqliteStateStore;
+import org.packyard.store.StateDatabase;
 import org.packyard.store.StateStore;
 
 /**
@@ -34,11 +35,16 @@ public final class Services implements AutoCloseable {
   public final Clock clock;
   public final FsBlobStore blobs;
   public final SnapshotStore snapshots;
+  public final StateDatabase database;
   public final StateStore state;
   public final Upstreams upstreams;
   public final Catalog catalog;
   public final Syncer syncer;
   public final AccessControl access;
+  /** Snapshots published by any process on the state store, followed here. */
+  public final SharedSnapshots shared;
+  /** This process among the replicas: host, pid and a random part. */
+  public final String replica;
   public final Telemetry telemetry;
   public final FeedStore feedStore;
   public final Webhooks webhooks;
@@ -56,19 +62,34 @@ public final class Services implements AutoCloseable {
     Files.createDirectories(config.data());
     this.blobs = new FsBlobStore(config.data());
     this.snapshots = new SnapshotStore(config.data(), KEEP_SNAPSHOTS, clock);
-    this.state = new SqliteStateStore(config.data().resolve("state.db"));
+    this.database = StateDatabase.open(config.state(), config.data(), clock);
+    this.state = database.state();
     this.upstreams = new Upstreams(vertx, Upstreams.Timeouts.DEFAULT, telemetry);
     this.catalog = new Catalog(config, snapshots);
     this.feedStore = new SqliteFeedStore(config.data().resolve("state.db"));
     this.webhooks = new Webhooks(vertx, feedStore, config.observe().webhooks(), clock, telemetry, Webhooks.Options.DEFAULT);
     this.feed = new ChangeFeed(vertx, feedStore, clock, webhooks);
-    this.syncer = new Syncer(vertx, upstreams, blobs, snapshots, state, clock, this::published);
+    this.replica = replicaId();
+    this.shared = new SharedSnapshots(state, blobs, snapshots, catalog, replica, clock);
+    this.syncer = new Syncer(vertx, upstreams, blobs, snapshots, state, clock, this::published,
+        new SyncLeases(vertx, state, shared, SyncLeases.Timing.DEFAULT));
     syncer.onFailure(feed::syncFailed);
-    this.access = new AccessControl(vertx, new SqliteAccessStore(config.data().resolve("state.db"), clock),
-        directory(vertx, config, clock), clock);
+    this.access = new AccessControl(vertx, database.access(), directory(vertx, config, clock), clock);
     access.reload();
+    database.onChange(StateDatabase.Topic.ACCESS, v -> access.changed());
+    database.onChange(StateDatabase.Topic.SNAPSHOTS, r -> shared.changed());
     snapshots.cleanStaging();
     blobs.cleanTemp();
+  }
+
+  private static String replicaId() {
+    String host;
+    try {
+      host = java.net.InetAddress.getLocalHost().getHostName();
+    } catch (java.io.IOException e) {
+      host = "localhost";
+    }
+    return host + "/" + ProcessHandle.current().pid() + "/" + java.util.UUID.randomUUID().toString().substring(0, 8);
   }
 
   /** A snapshot was published: serve it, then record what it changed (feed and webhooks). */
@@ -84,6 +105,7 @@ public final class Services implements AutoCloseable {
 
   @Override
   public void close() {
+    shared.close();
     access.close();
     access.store().close();
     syncer.close();
@@ -92,6 +114,6 @@ public final class Services implements AutoCloseable {
     feed.close();
     webhooks.close();
     feedStore.close();
-    state.close();
+    database.close();
   }
 }

@@ -96,6 +96,28 @@ public final class SnapshotStore {
     }
   }
 
+  /** The kept snapshot {@code id} of {@code repository}, if this data directory has it. */
+  public Optional<Published> snapshot(String repository, String id) throws IOException {
+    if (id.isEmpty() || id.startsWith(".") || id.contains("/")) return Optional.empty();
+    Path dir = snapshotsDir(repository).resolve(id);
+    if (!Files.isRegularFile(dir.resolve("manifest.json"))) return Optional.empty();
+    return Optional.of(new Published(repository, dir, JSON.readValue(dir.resolve("manifest.json").toFile(), Manifest.class)));
+  }
+
+  /** Points {@code current} at the kept snapshot {@code p} (an atomic rename), e.g. one another replica published. */
+  public void point(Published p) throws IOException {
+    writePointer(p.repository(), p.id());
+  }
+
+  /** A manifest as the JSON {@code manifest.json} holds. */
+  public static String toJson(Manifest m) throws IOException {
+    return JSON.writeValueAsString(m);
+  }
+
+  public static Manifest fromJson(String json) throws IOException {
+    return JSON.readValue(json, Manifest.class);
+  }
+
   public Staging stage(String repository) throws IOException {
     Path dir = snapshotsDir(repository).resolve(".staging-" + UUID.randomUUID());
     Files.createDirectories(dir.resolve("index"));
@@ -121,10 +143,15 @@ public final class SnapshotStore {
     syncTree(s.dir());
     Files.move(s.dir(), target, StandardCopyOption.ATOMIC_MOVE);
     fsync(snapshots);
+    writePointer(s.repository(), manifest.id());
+    prune(s.repository(), manifest.id());
+    return new Published(s.repository(), target, manifest);
+  }
 
-    Path ptr = pointer(s.repository());
+  private void writePointer(String repository, String id) throws IOException {
+    Path ptr = pointer(repository);
     Path tmp = ptr.resolveSibling("current.tmp-" + UUID.randomUUID());
-    Files.writeString(tmp, manifest.id() + "\n");
+    Files.writeString(tmp, id + "\n");
     fsync(tmp);
     try {
       Files.move(tmp, ptr, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
@@ -133,8 +160,6 @@ public final class SnapshotStore {
       throw e;
     }
     fsync(ptr.getParent());
-    prune(s.repository(), manifest.id());
-    return new Published(s.repository(), target, manifest);
   }
 
   /** Manifests of the kept snapshots, newest first. */

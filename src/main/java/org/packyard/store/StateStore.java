@@ -1,12 +1,17 @@
 package org.packyard.store;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
- * Mutable, shared state: sync history now, users, tokens and bindings later. The embedded default
- * is {@link SqliteStateStore}; replicas will share a PostgreSQL implementation. Blocking: call
- * from worker threads. Hot paths (content, mdapi) never call it.
+ * Mutable state shared by every process on one state database: sync history, sync leases (who may
+ * run a sync now) and the published-snapshot pointers. The embedded default is SQLite in
+ * {@code data/state.db}; replicas share PostgreSQL ({@link StateDatabase} opens either). Blocking:
+ * call from worker threads. Hot paths (content, mdapi) never call it. A database that cannot be
+ * reached fails a call with {@link StateUnavailableException}.
  */
 public interface StateStore extends AutoCloseable {
 
@@ -14,12 +19,57 @@ public interface StateStore extends AutoCloseable {
   record SyncRun(long id, String repository, Instant startedAt, Instant finishedAt, String outcome,
       String snapshotId, String message) {}
 
+  /** A held lease: {@code token} grows with every new holder, so a stale holder is recognized. */
+  record Lease(String name, String holder, long token) {}
+
+  /**
+   * What a lease row says now: its holder and token, until when it is held, whether the holder
+   * released it (finished its work) and when.
+   */
+  record LeaseState(String name, String holder, long token, Instant expiresAt, boolean released, Instant finishedAt,
+      boolean live) {}
+
+  /**
+   * A published snapshot, as every replica sees it: the manifest (JSON) and the blob holding its
+   * index (a tar of the index directory), with that blob's sha256 and size.
+   */
+  record SnapshotPointer(String repository, String snapshotId, String manifestJson, String indexSha256,
+      long indexSize, Instant publishedAt, String publishedBy) {}
+
   long startSyncRun(String repository, Instant at);
 
   void finishSyncRun(long id, String outcome, String snapshotId, String message, Instant at);
 
   /** The latest runs, newest first; {@code repository} null means all. */
   List<SyncRun> syncRuns(String repository, int limit);
+
+  /**
+   * Takes lease {@code name} for {@code ttl} when nobody holds it (free, released or expired by the
+   * database's clock); empty when another live holder has it. At most one holder at a time.
+   */
+  Optional<Lease> acquireLease(String name, String holder, Duration ttl);
+
+  /** Extends a held lease by {@code ttl} from now; false when it was lost (expired, or taken over). */
+  boolean renewLease(Lease lease, Duration ttl);
+
+  /** Gives a lease up after finishing its work (a no-op when it was lost already). */
+  void releaseLease(Lease lease);
+
+  /** The lease row, if the lease was ever taken. */
+  Optional<LeaseState> lease(String name);
+
+  /**
+   * Records {@code pointer} as the published snapshot of its repository, in one transaction that
+   * first checks {@code lease} is still held and live; tells every replica. Fails with
+   * {@link LeaseLostException}, recording nothing, when it is not.
+   */
+  void publishSnapshot(Lease lease, SnapshotPointer pointer);
+
+  /** The published snapshot id of every repository that has one (cheap enough to poll). */
+  Map<String, String> publishedSnapshotIds();
+
+  /** The published snapshot of {@code repository}, with its manifest. */
+  Optional<SnapshotPointer> snapshotPointer(String repository);
 
   /**
    * The latest {@code limit} runs of any of {@code repositories}, newest first. The default merges

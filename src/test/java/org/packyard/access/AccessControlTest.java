@@ -13,12 +13,12 @@ import org.packyard.testkit.FakeScheduler;
 class AccessControlTest {
   @TempDir Path tmp;
   FakeScheduler time = FakeScheduler.manual();
-  SqliteAccessStore store;
+  AccessStore store;
   AccessControl access;
 
   @BeforeEach
   void open() {
-    store = new SqliteAccessStore(tmp.resolve("state.db"), time.clock());
+    store = org.packyard.store.StateDatabase.sqliteAccessStore(tmp.resolve("state.db"), time.clock());
     store.addUser("cli", "dave");
     access = new AccessControl(null, store, Directory.NONE, time.clock());
   }
@@ -48,7 +48,7 @@ class AccessControlTest {
 
   @Test
   void reload_firstLoadOfAnEmptyStoreIsInstalled() {
-    try (SqliteAccessStore empty = new SqliteAccessStore(tmp.resolve("empty.db"), time.clock());
+    try (AccessStore empty = org.packyard.store.StateDatabase.sqliteAccessStore(tmp.resolve("empty.db"), time.clock());
         AccessControl ac = new AccessControl(null, empty, Directory.NONE, time.clock())) {
       assertThat(ac.install(new AccessModel(empty.load()))).isTrue();
       assertThat(ac.model().version()).isZero();

@@ -23,13 +23,13 @@ import org.packyard.testkit.FakeScheduler;
 class AccessStoreBatchTest {
   @TempDir Path tmp;
   FakeScheduler time = FakeScheduler.manual();
-  SqliteAccessStore server, cli;
+  AccessStore server, cli;
   Caller dave;
 
   @BeforeEach
   void open() {
-    server = new SqliteAccessStore(tmp.resolve("state.db"), time.clock());
-    cli = new SqliteAccessStore(tmp.resolve("state.db"), time.clock());
+    server = org.packyard.store.StateDatabase.sqliteAccessStore(tmp.resolve("state.db"), time.clock());
+    cli = org.packyard.store.StateDatabase.sqliteAccessStore(tmp.resolve("state.db"), time.clock());
     for (String u : List.of("dave", "erin")) cli.addUser("cli", u);
     cli.addGroup("cli", "owners");
     cli.bind("cli", Principal.user("dave"), Role.OWNER, List.of("pub/"));

@@ -239,7 +239,7 @@ class AccessTest {
   /** The report: ownership removed by the CLI, then at once a bulk change by the former owner. */
   @Test
   void batchCreate_rightAfterTheCliRemovedOwnership_refused() throws Exception {
-    try (AccessStore cli = new SqliteAccessStore(tmp.resolve("data/state.db"), java.time.Clock.systemUTC())) {
+    try (AccessStore cli = org.packyard.store.StateDatabase.sqliteAccessStore(tmp.resolve("data/state.db"), java.time.Clock.systemUTC())) {
       cli.bind("cli", Principal.user("dave"), Role.OWNER, List.of("pub/f40"));
       server.server.services().access.reload();
       String body = "{\"principal\":\"group:f40\",\"role\":\"viewer\",\"targets\":[\"pub/f40\"]}";
@@ -257,7 +257,7 @@ class AccessTest {
 
   @Test
   void batchCreate_rightAfterTheCliRevokedTheToken_401() throws Exception {
-    try (AccessStore cli = new SqliteAccessStore(tmp.resolve("data/state.db"), java.time.Clock.systemUTC())) {
+    try (AccessStore cli = org.packyard.store.StateDatabase.sqliteAccessStore(tmp.resolve("data/state.db"), java.time.Clock.systemUTC())) {
       AccessStore.NewToken t = cli.createToken("cli", "bob", "soon revoked", null);
       server.server.services().access.reload();
       String body = "{\"principal\":\"group:rv\",\"role\":\"viewer\",\"targets\":[\"team/a\"]}";

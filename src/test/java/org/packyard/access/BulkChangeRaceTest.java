@@ -48,7 +48,7 @@ class BulkChangeRaceTest {
   @Test
   void bulkChangesRacingRevocationAndReloads_noChangeByANonOwnerLands() throws Exception {
     try (TestServer server = TestServer.start(tmp.resolve("data"), List.of());
-        AccessStore cli = new SqliteAccessStore(tmp.resolve("data/state.db"), Clock.systemUTC())) {
+        AccessStore cli = org.packyard.store.StateDatabase.sqliteAccessStore(tmp.resolve("data/state.db"), Clock.systemUTC())) {
       AccessControl access = server.server.services().access;
       for (String u : List.of("dave", "erin", "frank")) cli.addUser("cli", u);
       cli.addGroup("cli", "owners");

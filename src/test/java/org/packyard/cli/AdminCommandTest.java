@@ -12,7 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.packyard.access.AccessModel;
 import org.packyard.access.Principal;
 import org.packyard.access.Role;
-import org.packyard.access.SqliteAccessStore;
+import org.packyard.access.AccessStore;
 import org.packyard.access.Tokens;
 
 class AdminCommandTest {
@@ -52,7 +52,7 @@ class AdminCommandTest {
     assertThat(admin("token", "revoke", id).exit()).isEqualTo(2);
     assertThat(admin("unbind", "group:support", "viewer", "fedora/").out()).contains("1 binding(s) removed");
 
-    try (SqliteAccessStore store = new SqliteAccessStore(tmp.resolve("data/state.db"), Clock.systemUTC())) {
+    try (AccessStore store = org.packyard.store.StateDatabase.sqliteAccessStore(tmp.resolve("data/state.db"), Clock.systemUTC())) {
       AccessModel model = new AccessModel(store.load());
       assertThat(model.token(Tokens.sha256(token)).user()).isEqualTo("alice");
       assertThat(model.grant(java.util.Set.of(Principal.user("alice")), Role.OWNER, "any/repo")).isNotNull();

@@ -267,7 +267,7 @@ class ContentRoutesTest {
   @Test
   void content_keepsServingWhenTheStateStoreIsGone() throws Exception {
     get("/repos/lazy/" + SMALL.href());
-    server.server.services().state.close();
+    server.server.services().database.close();
     assertThat(get("/repos/lazy/repodata/repomd.xml").statusCode()).isEqualTo(200);
     assertThat(get("/repos/lazy/" + SMALL.href()).body()).isEqualTo(SMALL.payload());
     assertThat(get("/repos/lazy/" + BIG.href()).body()).isEqualTo(BIG.payload());

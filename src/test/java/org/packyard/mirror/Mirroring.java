@@ -20,7 +20,9 @@ import org.packyard.rpm.Checksum;
 import org.packyard.store.BlobStore;
 import org.packyard.store.FsBlobStore;
 import org.packyard.store.SnapshotStore;
-import org.packyard.store.SqliteStateStore;
+import org.packyard.config.StateConfig;
+import org.packyard.store.StateDatabase;
+import org.packyard.store.StateStore;
 import org.packyard.testkit.FakeScheduler;
 
 /**
@@ -35,7 +37,8 @@ final class Mirroring implements AutoCloseable {
   final FsBlobStore fs;
   final CountingBlobStore blobs;
   final SnapshotStore snapshots;
-  final SqliteStateStore state;
+  final StateDatabase db;
+  final StateStore state;
   final Upstreams upstreams;
   final Downloader downloader;
   final Syncer syncer;
@@ -46,7 +49,8 @@ final class Mirroring implements AutoCloseable {
     this.fs = new FsBlobStore(data);
     this.blobs = new CountingBlobStore(fs);
     this.snapshots = new SnapshotStore(data, 3, Clock.systemUTC());
-    this.state = new SqliteStateStore(data.resolve("state.db"));
+    this.db = StateDatabase.open(StateConfig.SQLITE, data, Clock.systemUTC());
+    this.state = db.state();
     this.upstreams = new Upstreams(vertx, timeouts);
     this.downloader = new Downloader(vertx, upstreams, blobs, time, options);
     this.syncer = new Syncer(vertx, downloader, snapshots, state, Clock.systemUTC(), published::add, PackagePlan.ALL);
@@ -111,7 +115,7 @@ final class Mirroring implements AutoCloseable {
     syncer.close();
     downloader.close();
     upstreams.close();
-    state.close();
+    db.close();
     try {
       vertx.close().await(20, TimeUnit.SECONDS);
     } catch (Exception ignored) {
