@@ -3,7 +3,6 @@ package org.packyard.access;
 import io.vertx.core.Future;
 import io.vertx.ext.web.RoutingContext;
 import org.packyard.catalog.Branch;
-import org.packyard.config.Access;
 import org.packyard.config.PackyardConfig;
 import org.packyard.config.RepositoryConfig;
 
@@ -78,7 +77,7 @@ public final class Visibility {
 
   /** True when the caller may know that {@code r} exists. */
   public boolean repository(RepositoryConfig r) {
-    return r.access() == Access.PUBLIC || access.canRead(subject, r);
+    return access.canRead(subject, r);
   }
 
   /** True when {@code name} is a configured repository the caller may know of. */

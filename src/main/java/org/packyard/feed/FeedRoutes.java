@@ -82,18 +82,24 @@ public final class FeedRoutes {
   private Page page(Subject s, long since, int limit) {
     List<FeedStore.Change> out = new ArrayList<>();
     long next = since;
+    long lastVisible = since;
     int scanned = 0;
     while (out.size() < limit && scanned < SCAN) {
       List<FeedStore.Change> rows = feed.store().changesAfter(next, Math.min(limit, SCAN - scanned));
       if (rows.isEmpty()) break;
       for (FeedStore.Change c : rows) {
         next = c.cursor();
-        if (visible(s, c.repository())) out.add(c);
+        if (visible(s, c.repository())) {
+          out.add(c);
+          lastVisible = c.cursor();
+        }
         if (out.size() == limit) break;
       }
       scanned += rows.size();
     }
-    return new Page(out, next);
+    // The cursor moves past hidden events only when a whole scan found nothing visible (to keep a
+    // page bounded): otherwise it would tell its caller that a hidden repository just published.
+    return new Page(out, out.isEmpty() && scanned >= SCAN ? next : lastVisible);
   }
 
   private void changes(RoutingContext ctx) {

@@ -59,7 +59,8 @@ public final class MdapiRoutes {
   /** Mounts {@code /branches} and, last of all routes, the {@code /{branch}/{kind}/{name}} family. */
   public void mount(Router router) {
     router.route("/branches").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(this::branches);
-    router.route().method(HttpMethod.GET).method(HttpMethod.HEAD).order(Integer.MAX_VALUE - 10).handler(this::lookup);
+    router.route().setName("/{branch}/{kind}/{name}").method(HttpMethod.GET).method(HttpMethod.HEAD)
+        .order(Integer.MAX_VALUE - 10).handler(this::lookup);
   }
 
   /**

@@ -55,6 +55,7 @@ public final class PackyardServer implements AutoCloseable {
   private final AnswerSlots slots;
   private final Telemetry telemetry;
   private final boolean ownsTelemetry;
+  private final List<FastPath> fastPaths;
 
   private PackyardServer(Vertx vertx, Services services, boolean ownsTelemetry) {
     this.vertx = vertx;
@@ -73,6 +74,9 @@ public final class PackyardServer implements AutoCloseable {
     telemetry.bindJvmMeters();
     ServerMeters.bind(telemetry, catalog, readers, slots, services.clock);
     onDemandContent.bindMetrics(telemetry.registry());
+    this.fastPaths = List.of(
+        new FastPath("GET /{branch}/{pkg|srcpkg|files|changelog}/{name}", mdapi::serveFast),
+        new FastPath("GET /repos/{name}/{file}", onDemandContent::serveFast));
   }
 
   /** Opens the stores, maps the published snapshots and starts listening. */
@@ -139,7 +143,8 @@ public final class PackyardServer implements AutoCloseable {
       http.mount(router);
       HttpServer server = vertx.createHttpServer(opts).requestHandler(request -> http.observe(request, req -> {
         if (PathSegments.wellFormedEscapes(req.path())) {
-          if (!mdapi.serveFast(req) && !onDemandContent.serveFast(req)) router.handle(req);
+          for (FastPath f : fastPaths) if (f.serve().test(req)) return;
+          router.handle(req);
         } else {
           req.response().setStatusCode(400).putHeader(Responses.CONTENT_TYPE, Responses.TEXT)
               .end("400: Bad Request\nthe path has a malformed percent-escape");
@@ -148,6 +153,16 @@ public final class PackyardServer implements AutoCloseable {
       return server.listen().onSuccess(s -> port.compareAndSet(0, s.actualPort()))
           .recover(e -> Future.failedFuture(ServerTls.explain(e, config.tls())));
     }
+  }
+
+  /** The handlers tried ahead of the router, in order. */
+  public List<FastPath> fastPaths() {
+    return fastPaths;
+  }
+
+  /** The router's routes as every event loop mounts them (the access matrix test enumerates them). */
+  public List<io.vertx.ext.web.Route> routes() {
+    return router().getRoutes();
   }
 
   /** The routes of every feature, in the order they are tried. */
@@ -164,7 +179,7 @@ public final class PackyardServer implements AutoCloseable {
     new AccessRoutes(services.access, readers, telemetry).mount(router);
     new FeedRoutes(services.feed, services.access, config, readers).mount(router);
     mdapi.mount(router);
-    router.route().failureHandler(ErrorMapper::handle);
+    router.route().setName("failure handler").failureHandler(ErrorMapper::handle);
     for (int status : new int[] {400, 404, 405, 413, 414, 500, 503}) {
       router.errorHandler(status, ErrorMapper::handle);
     }

@@ -153,6 +153,21 @@ class VisibilityTest {
   }
 
   @Test
+  void changesFeed_cursorDoesNotMovePastHiddenEvents() throws Exception {
+    JsonNode first = JSON.readTree(get("/api/v1/changes?limit=1", null).body());
+    String since = first.at("/events/0/cursor").asText();
+    assertThat(first.at("/events/0/repository").asText()).isEqualTo("pub");
+    for (String token : new String[] {null, stranger}) {
+      JsonNode after = JSON.readTree(get("/api/v1/changes?since=" + since, token).body());
+      assertThat(after.get("events")).as("team/a published after pub, hidden").isEmpty();
+      assertThat(after.get("next").asText()).as("a moved cursor would betray the hidden event").isEqualTo(since);
+    }
+    JsonNode viewers = JSON.readTree(get("/api/v1/changes?since=" + since, viewer).body());
+    assertThat(viewers.at("/events/0/repository").asText()).isEqualTo("team/a");
+    assertThat(viewers.get("next").asText()).isEqualTo(viewers.at("/events/0/cursor").asText());
+  }
+
+  @Test
   void repositoryPaths_mustNotNest() {
     URI u = URI.create("file:///srv/x/");
     assertThatThrownBy(() -> new PackyardConfig(new PackyardConfig.Listen("127.0.0.1", 0), tmp, List.of(
