@@ -51,7 +51,7 @@ final class ServeCommand implements Callable<Integer> {
     boolean sample = config.repositories().isEmpty() && options.config == null;
     if (sample) {
       Path upstream = Sample.extract(config.data());
-      config = new PackyardConfig(config.listen(), config.data(), List.of(Sample.repository(upstream)));
+      config = config.withRepositories(List.of(Sample.repository(upstream)));
     }
     Vertx vertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(true));
     if (!vertx.isNativeTransportEnabled()) {

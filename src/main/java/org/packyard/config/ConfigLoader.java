@@ -30,7 +30,7 @@ public final class ConfigLoader {
   public static final String DEFAULT_LISTEN = "127.0.0.1:8080";
   public static final String DEFAULT_DATA = "./packyard-data";
 
-  private static final Set<String> TOP_KEYS = Set.of("listen", "data", "repositories", "directory");
+  private static final Set<String> TOP_KEYS = Set.of("listen", "data", "repositories", "directory", "blobs", "cache");
   private static final Set<String> DIRECTORY_KEYS = Set.of("url", "token_file", "timeout", "cache_ttl", "max_stale", "max_concurrency");
   private static final List<String> REPO_KEYS = List.of("name", "upstream", "metalink", "mirrorlist", "policy",
       "branch", "channel", "sync_every", "access", "include", "exclude", "arches", "retain", "max_concurrency",
@@ -77,6 +77,8 @@ public final class ConfigLoader {
       String value = e.getValue();
       if (rest.equals("listen") || rest.equals("data")) {
         root.put(rest, value);
+      } else if (BlobKeys.isEnv(rest)) {
+        BlobKeys.applyEnv(root, rest, value);
       } else if (rest.equals("repositories")) {
         try {
           root.set("repositories", YAML.readTree(value));
@@ -98,7 +100,7 @@ public final class ConfigLoader {
         item.put(parts[1], value);
       } else {
         throw new ConfigException(var + ": unknown setting; known: PACKYARD_LISTEN, PACKYARD_DATA, "
-            + "PACKYARD_REPOSITORIES, PACKYARD_REPOSITORIES_<index>_<key>");
+            + "PACKYARD_REPOSITORIES, PACKYARD_REPOSITORIES_<index>_<key>, " + BlobKeys.envNames());
       }
     }
   }
@@ -106,7 +108,7 @@ public final class ConfigLoader {
   private static PackyardConfig bind(ObjectNode root, String where, Path file) {
     for (Iterator<String> it = root.fieldNames(); it.hasNext(); ) {
       String k = it.next();
-      if (!TOP_KEYS.contains(k)) throw new ConfigException(where + ": unknown key '" + k + "'; known keys: listen, data, repositories, directory");
+      if (!TOP_KEYS.contains(k)) throw new ConfigException(where + ": unknown key '" + k + "'; known keys: listen, data, repositories, directory, blobs, cache");
     }
     PackyardConfig.Listen listen = PackyardConfig.Listen.parse(where + ": listen", text(root, "listen", where, DEFAULT_LISTEN));
     Path data = Path.of(text(root, "data", where, DEFAULT_DATA));
@@ -120,8 +122,10 @@ public final class ConfigLoader {
       for (int i = 0; i < list.size(); i++) repos.add(repository(list.get(i), where + ": repositories[" + i + "]", file));
     }
     DirectoryConfig directory = directory(root.get("directory"), where + ": directory", file);
+    BlobsConfig blobs = BlobKeys.blobs(root.get("blobs"), where);
+    CacheConfig cache = BlobKeys.cache(root.get("cache"), where, file, data);
     try {
-      return new PackyardConfig(listen, data, repos, directory);
+      return new PackyardConfig(listen, data, repos, directory, blobs, cache);
     } catch (ConfigException e) {
       throw new ConfigException(where + ": " + e.getMessage());
     }

@@ -5,12 +5,31 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** The whole configuration of one Packyard process. */
-public record PackyardConfig(Listen listen, Path data, List<RepositoryConfig> repositories, DirectoryConfig directory) {
+/**
+ * The whole configuration of one Packyard process. {@code blobs} is where blobs live (default the
+ * file system under {@code data}); {@code cache} the local copies of a remote store's blobs.
+ */
+public record PackyardConfig(Listen listen, Path data, List<RepositoryConfig> repositories, DirectoryConfig directory,
+    BlobsConfig blobs, CacheConfig cache) {
 
   /** A configuration without an external directory. */
   public PackyardConfig(Listen listen, Path data, List<RepositoryConfig> repositories) {
     this(listen, data, repositories, null);
+  }
+
+  /** Blobs on the local file system. */
+  public PackyardConfig(Listen listen, Path data, List<RepositoryConfig> repositories, DirectoryConfig directory) {
+    this(listen, data, repositories, directory, null, null);
+  }
+
+  /** This configuration with {@code repositories} instead. */
+  public PackyardConfig withRepositories(List<RepositoryConfig> repositories) {
+    return new PackyardConfig(listen, data, repositories, directory, blobs, cache);
+  }
+
+  /** This configuration with blobs in {@code blobs}, cached in {@code cache} (null: the default). */
+  public PackyardConfig withBlobs(BlobsConfig blobs, CacheConfig cache) {
+    return new PackyardConfig(listen, data, repositories, directory, blobs, cache);
   }
 
   /** {@code HOST:PORT} to listen on; port 0 picks a free one. */
@@ -43,6 +62,8 @@ public record PackyardConfig(Listen listen, Path data, List<RepositoryConfig> re
 
   public PackyardConfig {
     repositories = List.copyOf(repositories);
+    if (blobs == null) blobs = BlobsConfig.FILE_SYSTEM;
+    if (cache == null) cache = CacheConfig.defaults(data);
     Map<String, String> names = new HashMap<>();
     Map<String, String> channels = new HashMap<>();
     for (RepositoryConfig r : repositories) {

@@ -12,7 +12,8 @@ import org.packyard.catalog.Catalog;
 import org.packyard.config.PackyardConfig;
 import org.packyard.mirror.Syncer;
 import org.packyard.mirror.Upstreams;
-import org.packyard.store.FsBlobStore;
+import org.packyard.store.BlobStore;
+import org.packyard.store.BlobStores;
 import org.packyard.store.SnapshotStore;
 import org.packyard.store.SqliteStateStore;
 import org.packyard.store.StateStore;
@@ -27,7 +28,7 @@ public final class Services implements AutoCloseable {
 
   public final PackyardConfig config;
   public final Clock clock;
-  public final FsBlobStore blobs;
+  public final BlobStore blobs;
   public final SnapshotStore snapshots;
   public final StateStore state;
   public final Upstreams upstreams;
@@ -39,7 +40,7 @@ public final class Services implements AutoCloseable {
     this.config = config;
     this.clock = clock;
     Files.createDirectories(config.data());
-    this.blobs = new FsBlobStore(config.data());
+    this.blobs = BlobStores.open(config, clock);
     this.snapshots = new SnapshotStore(config.data(), KEEP_SNAPSHOTS, clock);
     this.state = new SqliteStateStore(config.data().resolve("state.db"));
     this.upstreams = new Upstreams(vertx);
@@ -64,5 +65,6 @@ public final class Services implements AutoCloseable {
     upstreams.close();
     catalog.close();
     state.close();
+    blobs.close();
   }
 }
