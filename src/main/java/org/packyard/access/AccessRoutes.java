@@ -19,8 +19,8 @@ import org.packyard.server.Responses;
  * The access API: {@code POST /api/v1/bindings:batchCreate} and {@code :batchDelete} (the caller
  * must own every target, directly or through a folder; all or nothing; the refusal lists exactly
  * the targets not owned), {@code GET /api/v1/permissions:check}, {@code GET /api/v1/bindings},
- * {@code GET /api/v1/audit} and {@code GET /api/v1/whoami}. Ownership checks read the in-memory
- * model; only the change itself is one transaction in the state store.
+ * {@code GET /api/v1/audit} and {@code GET /api/v1/whoami}. A bulk change is checked and written
+ * by the state store in one transaction; the read-only routes answer from the in-memory model.
  */
 public final class AccessRoutes {
   public static final int MAX_TARGETS = 1_000;
@@ -88,8 +88,12 @@ public final class AccessRoutes {
     return new Change(principal, role, List.copyOf(targets));
   }
 
+  /**
+   * A bulk change: the store checks ownership and writes in one transaction (the in-memory model
+   * may be up to a poll interval behind the store, so it never decides a change).
+   */
   private void change(RoutingContext ctx, boolean create) {
-    caller(ctx).onFailure(ctx::fail).onSuccess(who -> {
+    access.caller(ctx).onFailure(ctx::fail).onSuccess(caller -> {
       Change c;
       try {
         c = parseChange(ctx);
@@ -97,27 +101,31 @@ public final class AccessRoutes {
         ctx.fail(e);
         return;
       }
-      List<String> notOwned = new ArrayList<>();
-      for (String t : c.targets()) if (access.grant(who, Role.OWNER, t) == null) notOwned.add(t);
-      if (!notOwned.isEmpty()) {
+      readers.submit(() -> {
+        AccessStore.BatchResult r = create ? access.store().batchCreate(caller, c.principal(), c.role(), c.targets())
+            : access.store().batchDelete(caller, c.principal(), c.role(), c.targets());
+        if (!r.changed().isEmpty()) access.reload(); // this replica answers with the new rules from the next request on
+        return r;
+      }).onFailure(ctx::fail).onSuccess(r -> answer(ctx, create, c, r));
+    });
+  }
+
+  private static void answer(RoutingContext ctx, boolean create, Change c, AccessStore.BatchResult r) {
+    switch (r.outcome()) {
+      case UNAUTHENTICATED -> ctx.fail(HttpError.unauthorized("invalid credentials"));
+      case NOT_OWNED -> {
         ctx.response().setStatusCode(403);
         Responses.json(ctx, new JsonObject().put("error", new JsonObject().put("status", 403)
-            .put("message", "you do not own " + notOwned.size() + " of the " + c.targets().size()
+            .put("message", "you do not own " + r.notOwned().size() + " of the " + c.targets().size()
                 + " targets; nothing was changed")
-            .put("not_owned", new JsonArray(notOwned))).encode());
-        return;
+            .put("not_owned", new JsonArray(r.notOwned()))).encode());
       }
-      String actor = "user:" + who.user();
-      readers.submit(() -> {
-        int n = create ? access.store().bind(actor, c.principal(), c.role(), c.targets())
-            : access.store().unbind(actor, c.principal(), c.role(), c.targets());
-        access.reload(); // this replica answers with the new rules from the next request on
-        return n;
-      }).onFailure(ctx::fail).onSuccess(n -> Responses.json(ctx, new JsonObject()
-          .put(create ? "created" : "deleted", n)
+      case APPLIED -> Responses.json(ctx, new JsonObject()
+          .put(create ? "created" : "deleted", r.changed().size())
           .put("principal", c.principal().toString()).put("role", c.role().key())
-          .put("targets", new JsonArray(c.targets())).encode()));
-    });
+          .put("targets", new JsonArray(c.targets()))
+          .put("changed", new JsonArray(r.changed())).encode());
+    }
   }
 
   /** Either the principal asks about itself, or the caller owns the target. */
