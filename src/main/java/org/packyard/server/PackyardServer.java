@@ -122,10 +122,11 @@ public final class PackyardServer implements AutoCloseable {
   /** The routes of every feature, in the order they are tried. */
   Router router() {
     Router router = Router.router(vertx);
-    new ProbeRoutes(catalog, services.access::health, draining::get).mount(router);
+    new ProbeRoutes(catalog, () -> services.access.health().put("blobs", services.blobs.health().json()), draining::get).mount(router);
     new HomePage(catalog).mount(router);
     new Metrics().register(this::metrics).register(onDemandContent::appendMetrics)
-        .register(syncer.downloader()::appendMetrics).mount(router);
+        .register(syncer.downloader()::appendMetrics)
+        .register(services.blobs::appendMetrics).mount(router);
     new PackagesApi(catalog, services.access, readers, slots).mount(router);
     onDemandContent.mount(router);
     new RepositoriesApi(catalog, services.access, services.snapshots, services.state, syncer, readers).mount(router);

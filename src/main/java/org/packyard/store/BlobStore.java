@@ -97,7 +97,27 @@ public interface BlobStore extends AutoCloseable {
    * blobs keep serving, the rest answer 503), with the reason and since when; {@code cache} is
    * null for a store without one.
    */
-  record Health(String backend, boolean available, String reason, Instant since, CacheUse cache) {}
+  record Health(String backend, boolean available, String reason, Instant since, CacheUse cache) {
+    /**
+     * For {@code /readyz}: {@code {"backend": "s3", "status": "ok"}}, or {@code degraded} with since
+     * when and why (the replica stays ready: cached blobs serve, the rest answer 503), and the cache.
+     */
+    public io.vertx.core.json.JsonObject json() {
+      var j = new io.vertx.core.json.JsonObject().put("backend", backend);
+      if (available) {
+        j.put("status", "ok");
+      } else {
+        j.put("status", "degraded")
+            .put("reason", "blob storage is unreachable (" + reason + "): cached blobs keep serving, the rest answer 503")
+            .put("since", since == null ? null : since.toString());
+      }
+      if (cache != null) {
+        j.put("cache", new io.vertx.core.json.JsonObject().put("bytes", cache.bytes()).put("max_bytes", cache.maxBytes())
+            .put("files", cache.files()));
+      }
+      return j;
+    }
+  }
 
   /** Bytes and files in a local cache, and its bound. */
   record CacheUse(long bytes, long maxBytes, int files) {}

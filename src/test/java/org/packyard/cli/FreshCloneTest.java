@@ -25,6 +25,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.packyard.testkit.DnfInstall;
 import org.packyard.testkit.Exec;
 import org.packyard.testkit.Tools;
 
@@ -102,46 +103,11 @@ class FreshCloneTest {
     return banner.substring(start + 1, end + 1);
   }
 
-  /**
-   * dnf installs into an empty root here (this Debian host has no rpm database to install into):
-   * a tiny local repository built with rpmbuild provides the {@code /bin/sh} that a real system
-   * has; everything else comes from the Packyard snippet.
-   */
   private void installWithDnf(String snippet) throws Exception {
-    Path reposd = Files.createDirectories(tmp.resolve("yum.repos.d"));
-    Files.writeString(reposd.resolve("sample.repo"), snippet);
-    Path base = baseSystemRepo();
-    Files.writeString(reposd.resolve("base.repo"), "[base]\nname=base\nbaseurl=" + base.toUri() + "\ngpgcheck=0\n");
-    Path root = Files.createDirectories(tmp.resolve("root"));
-    Exec.ok(tmp, 300, "dnf", "-y", "--installroot=" + root, "--releasever=41", "--setopt=reposdir=" + reposd,
-        "--setopt=cachedir=" + tmp.resolve("dnf-cache"), "--disableplugin=*", "--nodocs", "install", "packyard-hello");
+    Path root = DnfInstall.install(tmp, snippet, "packyard-hello");
     String q = Exec.ok(tmp, 60, "rpm", "--root=" + root, "-q", "packyard-hello");
     assertThat(q.trim()).isEqualTo("packyard-hello-1.2.0-1.noarch");
     assertThat(root.resolve("usr/bin/packyard-hello")).isRegularFile();
-  }
-
-  private Path baseSystemRepo() throws IOException {
-    Path top = Files.createDirectories(tmp.resolve("rpmbuild"));
-    Path spec = top.resolve("base-sh.spec");
-    Files.writeString(spec, """
-        Name: test-base-sh
-        Version: 1
-        Release: 1
-        Summary: Stands in for the /bin/sh of a real system
-        License: MIT
-        BuildArch: noarch
-        Provides: /bin/sh
-        %description
-        Test only.
-        %files
-        """);
-    Exec.ok(tmp, 120, "rpmbuild", "--quiet", "--define", "_topdir " + top, "-bb", spec.toString());
-    Path repo = Files.createDirectories(tmp.resolve("base-repo"));
-    try (var s = Files.walk(top.resolve("RPMS"))) {
-      for (Path p : s.filter(p -> p.toString().endsWith(".rpm")).toList()) Files.copy(p, repo.resolve(p.getFileName()));
-    }
-    Exec.ok(tmp, 120, "createrepo_c", "--quiet", repo.toString());
-    return repo;
   }
 
   /** Copies the files git tracks, as they are in the working tree, with their execute bits. */

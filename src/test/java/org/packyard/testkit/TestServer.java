@@ -32,8 +32,12 @@ public final class TestServer implements AutoCloseable {
   }
 
   public static TestServer start(Path data, List<RepositoryConfig> repos, Clock clock) {
+    return start(new PackyardConfig(new PackyardConfig.Listen("127.0.0.1", 0), data, repos), clock);
+  }
+
+  /** A server on {@code cfg} as it is (listen on 127.0.0.1:0 is the caller's to choose). */
+  public static TestServer start(PackyardConfig cfg, Clock clock) {
     Vertx vertx = Vertx.vertx();
-    PackyardConfig cfg = new PackyardConfig(new PackyardConfig.Listen("127.0.0.1", 0), data, repos);
     try {
       PackyardServer s = PackyardServer.start(vertx, cfg, clock).await(60, TimeUnit.SECONDS);
       return new TestServer(vertx, s);
