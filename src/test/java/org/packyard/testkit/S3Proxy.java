@@ -64,12 +64,17 @@ public final class S3Proxy implements AutoCloseable {
     this.counted = (BlobStore) Proxy.newProxyInstance(BlobStore.class.getClassLoader(), new Class<?>[] {BlobStore.class}, h);
   }
 
-  /** Starts an S3 endpoint storing its objects under {@code dir}. */
+  /** Starts an S3 endpoint storing its objects under {@code dir}, on a free port. */
   public static S3Proxy start(Path dir) throws Exception {
+    return start(dir, 0);
+  }
+
+  /** Starts an S3 endpoint storing its objects under {@code dir}, on {@code port} (0: a free one). */
+  public static S3Proxy start(Path dir, int port) throws Exception {
     S3Proxy s = new S3Proxy(dir);
     System.setProperty("aws.accessKeyId", ACCESS_KEY);
     System.setProperty("aws.secretAccessKey", SECRET_KEY);
-    s.listen(0);
+    s.listen(port);
     return s;
   }
 
