@@ -53,8 +53,7 @@ final class ServeCommand implements Callable<Integer> {
     boolean sample = config.repositories().isEmpty() && options.config == null;
     if (sample) {
       Path upstream = Sample.extract(config.data());
-      config = new PackyardConfig(config.listen(), config.data(), List.of(Sample.repository(upstream)),
-          config.directory(), config.observe()).withState(config.state()).withTls(config.tls());
+      config = config.withRepositories(List.of(Sample.repository(upstream)));
     }
     Logging.configure(LogFormat.parse(config.observe().logFormat()));
     Telemetry telemetry = Telemetry.fromEnvironment();

@@ -30,7 +30,7 @@ public final class ConfigLoader {
   public static final String DEFAULT_LISTEN = "127.0.0.1:8080";
   public static final String DEFAULT_DATA = "./packyard-data";
 
-  private static final Set<String> TOP_KEYS = Set.of("listen", "data", "repositories", "directory", "log_format", "webhooks", "state", "tls");
+  private static final Set<String> TOP_KEYS = Set.of("listen", "data", "repositories", "directory", "log_format", "webhooks", "state", "tls", "blobs", "cache");
   private static final Set<String> STATE_KEYS = Set.of("url", "password_file", "max_connections");
   private static final Set<String> DIRECTORY_KEYS = Set.of("url", "token_file", "timeout", "cache_ttl", "max_stale", "max_concurrency",
       "ca_file", "allow_insecure");
@@ -95,6 +95,8 @@ public final class ConfigLoader {
       } else if (rest.equals("tls_cert") || rest.equals("tls_key")) {
         JsonNode tls = root.get("tls");
         (tls instanceof ObjectNode o ? o : root.putObject("tls")).put(rest.substring(4), value);
+      } else if (BlobKeys.isEnv(rest)) {
+        BlobKeys.applyEnv(root, rest, value);
       } else if (rest.equals("repositories")) {
         try {
           root.set("repositories", YAML.readTree(value));
@@ -117,7 +119,7 @@ public final class ConfigLoader {
       } else {
         throw new ConfigException(var + ": unknown setting; known: PACKYARD_LISTEN, PACKYARD_DATA, PACKYARD_LOG_FORMAT, "
             + "PACKYARD_REPOSITORIES, PACKYARD_REPOSITORIES_<index>_<key>, PACKYARD_STATE, PACKYARD_STATE_<key>, "
-            + "PACKYARD_TLS_CERT, PACKYARD_TLS_KEY");
+            + "PACKYARD_TLS_CERT, PACKYARD_TLS_KEY, " + BlobKeys.envNames());
       }
     }
   }
@@ -141,8 +143,10 @@ public final class ConfigLoader {
     DirectoryConfig directory = directory(root.get("directory"), where + ": directory", file);
     StateConfig state = state(root.get("state"), where + ": state", file, env);
     TlsConfig tls = tls(root.get("tls"), where, file);
+    BlobsConfig blobs = BlobKeys.blobs(root.get("blobs"), where);
+    CacheConfig cache = BlobKeys.cache(root.get("cache"), where, file, data);
     try {
-      return new PackyardConfig(listen, data, repos, directory, ObserveConfig.parse(root, where, file), state, tls);
+      return new PackyardConfig(listen, data, repos, directory, ObserveConfig.parse(root, where, file), state, tls, blobs, cache);
     } catch (ConfigException e) {
       if (e.getMessage().startsWith(where)) throw e;
       throw new ConfigException(where + ": " + e.getMessage());

@@ -7,10 +7,11 @@ import java.util.Map;
 
 /**
  * The whole configuration of one Packyard process; {@code directory} and {@code tls} may be null
- * (no external directory, plain HTTP).
+ * (no external directory, plain HTTP). {@code blobs} is where blobs live (default the file system
+ * under {@code data}); {@code cache} the local copies of a remote store's blobs.
  */
 public record PackyardConfig(Listen listen, Path data, List<RepositoryConfig> repositories, DirectoryConfig directory,
-    ObserveConfig observe, StateConfig state, TlsConfig tls) {
+    ObserveConfig observe, StateConfig state, TlsConfig tls, BlobsConfig blobs, CacheConfig cache) {
 
   /** A configuration with the default log format and no webhooks. */
   public PackyardConfig(Listen listen, Path data, List<RepositoryConfig> repositories, DirectoryConfig directory) {
@@ -23,10 +24,10 @@ public record PackyardConfig(Listen listen, Path data, List<RepositoryConfig> re
     this(listen, data, repositories, directory, observe, StateConfig.SQLITE);
   }
 
-  /** A configuration serving plain HTTP. */
+  /** A configuration serving plain HTTP, with blobs on the local file system. */
   public PackyardConfig(Listen listen, Path data, List<RepositoryConfig> repositories, DirectoryConfig directory,
       ObserveConfig observe, StateConfig state) {
-    this(listen, data, repositories, directory, observe, state, null);
+    this(listen, data, repositories, directory, observe, state, null, null, null);
   }
 
   /** A configuration without an external directory. */
@@ -36,12 +37,22 @@ public record PackyardConfig(Listen listen, Path data, List<RepositoryConfig> re
 
   /** The same configuration on another state store. */
   public PackyardConfig withState(StateConfig s) {
-    return new PackyardConfig(listen, data, repositories, directory, observe, s, tls);
+    return new PackyardConfig(listen, data, repositories, directory, observe, s, tls, blobs, cache);
   }
 
   /** The same configuration served over TLS ({@code null}: plain HTTP). */
   public PackyardConfig withTls(TlsConfig t) {
-    return new PackyardConfig(listen, data, repositories, directory, observe, state, t);
+    return new PackyardConfig(listen, data, repositories, directory, observe, state, t, blobs, cache);
+  }
+
+  /** This configuration with {@code repositories} instead. */
+  public PackyardConfig withRepositories(List<RepositoryConfig> repositories) {
+    return new PackyardConfig(listen, data, repositories, directory, observe, state, tls, blobs, cache);
+  }
+
+  /** This configuration with blobs in {@code blobs}, cached in {@code cache} (null: the default). */
+  public PackyardConfig withBlobs(BlobsConfig blobs, CacheConfig cache) {
+    return new PackyardConfig(listen, data, repositories, directory, observe, state, tls, blobs, cache);
   }
 
   /** {@code HOST:PORT} to listen on; port 0 picks a free one. */
@@ -76,6 +87,8 @@ public record PackyardConfig(Listen listen, Path data, List<RepositoryConfig> re
     repositories = List.copyOf(repositories);
     if (observe == null) observe = ObserveConfig.DEFAULT;
     if (state == null) state = StateConfig.SQLITE;
+    if (blobs == null) blobs = BlobsConfig.FILE_SYSTEM;
+    if (cache == null) cache = CacheConfig.defaults(data);
     Map<String, String> names = new HashMap<>();
     Map<String, String> channels = new HashMap<>();
     for (RepositoryConfig r : repositories) {

@@ -11,6 +11,7 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -34,6 +35,7 @@ import org.packyard.server.HttpError;
 import org.packyard.server.ReaderPool;
 import org.packyard.server.Responses;
 import org.packyard.store.BlobStore;
+import org.packyard.store.BlobStoreUnavailableException;
 import org.packyard.store.Manifest;
 
 /**
@@ -62,6 +64,9 @@ public final class ContentRoutes {
   private final Listings listings = new Listings();
   private final SmallFiles small = new SmallFiles(SmallFiles.DEFAULT_BUDGET);
   private final java.util.Map<String, RepositoryConfig> byName = new java.util.HashMap<>();
+  /** Packages are answered with a redirect to the blob store ({@code serve: redirect}). */
+  private final boolean redirects;
+  static final String RETRY_AFTER_SECONDS = "10";
 
   /** Appends the content metrics (on-demand flights) in Prometheus text format. */
   /** Binds the content meters: files and bytes served from memory, on-demand flights. */
@@ -92,6 +97,7 @@ public final class ContentRoutes {
     this.readers = readers;
     this.onDemand = onDemand;
     for (RepositoryConfig r : catalog.config().repositories()) byName.put(r.name(), r);
+    this.redirects = blobs.redirects();
   }
 
   public void mount(Router router) {
@@ -135,7 +141,11 @@ public final class ContentRoutes {
         resp.end(Bytes.wrap(inMemory));
         return true;
       }
-      Path blob = blobs.path(sha);
+      Path blob = blobs.local(sha);
+      if (blob == null || redirects && f.cache() == TreeFile.CacheClass.PACKAGE) {
+        resp.headers().clear();
+        return false; // not on this machine, or served by redirect: the router path fetches it
+      }
       small.load(sha, blob, f.size());
       resp.sendFile(blob.toString(), 0, f.size()).onFailure(e -> {
         LOG.log(Level.WARNING, "cannot send " + s.name() + "/" + f.href() + ": " + e.getMessage());
@@ -243,21 +253,72 @@ public final class ContentRoutes {
     }
     boolean head = req.method() == HttpMethod.HEAD;
     if (f.checksum().type().equals("sha256")) {
-      send(ctx, s, f, blobs.path(f.checksum().hex()), range, head);
+      send(ctx, s, f, f.checksum().hex(), range, head);
     } else {
       readers.submit(() -> blobs.find(f.checksum()))
-          .onSuccess(sha -> send(ctx, s, f, sha.map(blobs::path).orElse(null), range, head))
-          .onFailure(ctx::fail);
+          .onSuccess(sha -> send(ctx, s, f, sha.orElse(null), range, head))
+          .onFailure(e -> failBlob(ctx, s, f, e));
     }
   }
 
-  private void send(RoutingContext ctx, Served s, TreeFile f, Path blob, ByteRange range, boolean head) {
+  /**
+   * Sends blob {@code sha} (null: not stored): from this machine's copy, by redirect to the blob
+   * store for packages when it serves so, or fetched from the blob store into its local cache
+   * first. A package of an on-demand repository that is not stored is fetched from upstream.
+   */
+  private void send(RoutingContext ctx, Served s, TreeFile f, String sha, ByteRange range, boolean head) {
     boolean onDemandPackage = s.config().policy() == Policy.ON_DEMAND && f.cache() == TreeFile.CacheClass.PACKAGE;
-    if (onDemandPackage && (blob == null || !Files.isRegularFile(blob))) {
-      onDemand.serve(ctx, s, f, range, head);
+    if (sha == null) {
+      if (onDemandPackage) onDemand.serve(ctx, s, f, range, head);
+      else throw HttpError.notFound("Not Found");
       return;
     }
-    if (blob == null) throw HttpError.notFound("Not Found");
+    if (redirects && f.cache() == TreeFile.CacheClass.PACKAGE && !head) {
+      if (onDemandPackage) {
+        readers.submit(() -> blobs.has(sha)).onFailure(e -> failBlob(ctx, s, f, e)).onSuccess(stored -> {
+          if (stored) redirect(ctx, sha);
+          else onDemand.serve(ctx, s, f, range, head);
+        });
+      } else {
+        redirect(ctx, sha);
+      }
+      return;
+    }
+    Path blob = blobs.local(sha);
+    if (blob != null && (!onDemandPackage || Files.isRegularFile(blob))) {
+      sendFile(ctx, s, f, blob, range, head);
+    } else if (head && !onDemandPackage) {
+      sendFile(ctx, s, f, null, range, true); // HEAD is answered from the snapshot's metadata
+    } else {
+      blobs.fetch(sha).onSuccess(p -> sendFile(ctx, s, f, p, range, head)).onFailure(e -> {
+        if (e instanceof NoSuchFileException && onDemandPackage) onDemand.serve(ctx, s, f, range, head);
+        else failBlob(ctx, s, f, e);
+      });
+    }
+  }
+
+  /** A 302 to a presigned URL of the blob (valid minutes, so not to be cached). */
+  private void redirect(RoutingContext ctx, String sha) {
+    HttpServerResponse resp = ctx.response();
+    resp.headers().clear();
+    resp.setStatusCode(302).putHeader(HttpHeaders.LOCATION, blobs.redirect(sha).toString())
+        .putHeader(HttpHeaders.CACHE_CONTROL, "no-store").putHeader(HttpHeaders.CONTENT_LENGTH, "0").end();
+  }
+
+  /** Not stored is 404; the blob store unreachable is 503 with Retry-After; anything else a 500 (logged). */
+  private static void failBlob(RoutingContext ctx, Served s, TreeFile f, Throwable e) {
+    if (e instanceof NoSuchFileException) {
+      ctx.fail(HttpError.notFound("Not Found"));
+    } else if (e instanceof BlobStoreUnavailableException) {
+      LOG.log(Level.FINE, "cannot fetch " + s.name() + "/" + f.href() + ": " + e.getMessage());
+      ctx.response().headers().set(HttpHeaders.RETRY_AFTER, RETRY_AFTER_SECONDS);
+      ctx.fail(HttpError.unavailable("blob storage is unavailable; files cached on this server are still served"));
+    } else {
+      ctx.fail(e);
+    }
+  }
+
+  private void sendFile(RoutingContext ctx, Served s, TreeFile f, Path blob, ByteRange range, boolean head) {
     HttpServerResponse resp = ctx.response();
     long offset = 0, length = f.size();
     if (range.partial()) {

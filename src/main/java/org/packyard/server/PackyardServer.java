@@ -74,6 +74,7 @@ public final class PackyardServer implements AutoCloseable {
     telemetry.bindJvmMeters();
     ServerMeters.bind(telemetry, catalog, readers, slots, services.clock);
     onDemandContent.bindMetrics(telemetry.registry());
+    services.blobs.bindMetrics(telemetry.registry());
     this.fastPaths = List.of(
         new FastPath("GET /{branch}/{pkg|srcpkg|files|changelog}/{name}", mdapi::serveFast),
         new FastPath("GET /repos/{name}/{file}", onDemandContent::serveFast));
@@ -168,7 +169,7 @@ public final class PackyardServer implements AutoCloseable {
   /** The routes of every feature, in the order they are tried. */
   Router router() {
     Router router = Router.router(vertx);
-    new ProbeRoutes(catalog, () -> services.access.health().put("state", services.database.health()), draining::get, services.access)
+    new ProbeRoutes(catalog, () -> services.access.health().put("state", services.database.health()).put("blobs", services.blobs.health().json()), draining::get, services.access)
         .degradedWhen(() -> !services.database.reachable()).mount(router);
     new HomePage(catalog, services.access).mount(router);
     new Metrics(telemetry, services.access, config).mount(router);

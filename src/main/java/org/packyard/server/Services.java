@@ -17,7 +17,8 @@ import org.packyard.observe.Telemetry;
 import org.packyard.feed.ChangeFeed;
 import org.packyard.feed.Webhooks;
 import org.packyard.store.FeedStore;
-import org.packyard.store.FsBlobStore;
+import org.packyard.store.BlobStore;
+import org.packyard.store.BlobStores;
 import org.packyard.store.SnapshotStore;
 import org.packyard.store.StateDatabase;
 import org.packyard.store.StateStore;
@@ -32,7 +33,7 @@ public final class Services implements AutoCloseable {
 
   public final PackyardConfig config;
   public final Clock clock;
-  public final FsBlobStore blobs;
+  public final BlobStore blobs;
   public final SnapshotStore snapshots;
   public final StateDatabase database;
   public final StateStore state;
@@ -59,7 +60,7 @@ public final class Services implements AutoCloseable {
     this.telemetry = telemetry;
     this.clock = clock;
     Files.createDirectories(config.data());
-    this.blobs = new FsBlobStore(config.data());
+    this.blobs = BlobStores.open(config, clock);
     this.snapshots = new SnapshotStore(config.data(), KEEP_SNAPSHOTS, clock);
     this.database = StateDatabase.open(config.state(), config.data(), clock);
     this.state = database.state();
@@ -116,5 +117,6 @@ public final class Services implements AutoCloseable {
     feed.close();
     webhooks.close();
     database.close();
+    blobs.close();
   }
 }

@@ -1,8 +1,10 @@
 package org.packyard.store;
 
+import io.vertx.core.Future;
 import java.io.IOException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -10,7 +12,7 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 import org.packyard.rpm.Checksum;
 
-/** Blobs as files under {@code data/blobs/sha256/ab/abcdef...}. */
+/** Blobs as files under {@code data/blobs/sha256/ab/abcdef...}: the embedded default. */
 public final class FsBlobStore implements BlobStore {
   private static final Pattern SHA256 = Pattern.compile("[0-9a-f]{64}");
 
@@ -93,7 +95,24 @@ public final class FsBlobStore implements BlobStore {
     return aliases.resolve(c.type()).resolve(c.hex().substring(0, 2)).resolve(c.hex());
   }
 
-  /** Removes temporary files left by an interrupted process. */
+  @Override
+  public Path local(String sha256) {
+    return path(sha256);
+  }
+
+  @Override
+  public Future<Path> fetch(String sha256) {
+    Path p = path(sha256);
+    return Files.isRegularFile(p) ? Future.succeededFuture(p)
+        : Future.failedFuture(new NoSuchFileException("blob " + sha256 + " is not stored"));
+  }
+
+  @Override
+  public Health health() {
+    return new Health("file system", true, null, null, null);
+  }
+
+  @Override
   public void cleanTemp() throws IOException {
     try (var s = Files.list(tmp)) {
       for (Path p : (Iterable<Path>) s::iterator) SnapshotStore.deleteTree(p);

@@ -190,5 +190,25 @@ final class Mirroring implements AutoCloseable {
     public void alias(Checksum c, String sha256) throws IOException {
       inner.alias(c, sha256);
     }
+
+    @Override
+    public Path local(String sha256) {
+      return inner.local(sha256);
+    }
+
+    @Override
+    public io.vertx.core.Future<Path> fetch(String sha256) {
+      return inner.fetch(sha256);
+    }
+
+    @Override
+    public void cleanTemp() throws IOException {
+      inner.cleanTemp();
+    }
+
+    @Override
+    public Health health() {
+      return inner.health();
+    }
   }
 }

@@ -1,0 +1,168 @@
+package org.packyard.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.HexFormat;
+import java.util.Random;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.packyard.rpm.Checksum;
+
+/**
+ * The {@link BlobStore} contract, run against every back end (file system, S3). {@link #open}
+ * returns a store over the test's back end; {@link #reopen} another store over the same back end
+ * with fresh local state (another process, another replica's cache).
+ */
+abstract class BlobStoreContract {
+  @TempDir Path tmp;
+  private final java.util.List<BlobStore> opened = new java.util.ArrayList<>();
+
+  /** A store over this test's back end, with its own local directory {@code local}. */
+  abstract BlobStore create(Path local) throws Exception;
+
+  BlobStore open() throws Exception {
+    return track(create(tmp.resolve("local-" + opened.size())));
+  }
+
+  BlobStore reopen() throws Exception {
+    return open();
+  }
+
+  BlobStore track(BlobStore s) {
+    opened.add(s);
+    return s;
+  }
+
+  @AfterEach
+  void closeStores() {
+    for (BlobStore s : opened) s.close();
+  }
+
+  static byte[] random(int size, long seed) {
+    byte[] b = new byte[size];
+    new Random(seed).nextBytes(b);
+    return b;
+  }
+
+  static String sha256(byte[] b) throws Exception {
+    return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(b));
+  }
+
+  static String sha1(byte[] b) throws Exception {
+    return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(b));
+  }
+
+  /** Commits {@code bytes} through a temp file, as a download does; returns the sha256. */
+  static String put(BlobStore s, byte[] bytes) throws Exception {
+    Path t = s.newTempFile();
+    Files.write(t, bytes);
+    String sha = sha256(bytes);
+    s.commit(t, sha);
+    return sha;
+  }
+
+  static Path await(io.vertx.core.Future<Path> f) throws Exception {
+    return f.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void commit_thenPresentWithItsBytesAndSize() throws Exception {
+    BlobStore s = open();
+    byte[] b = random(70_000, 1);
+    String sha = put(s, b);
+    assertThat(s.has(sha)).isTrue();
+    assertThat(s.size(sha)).isEqualTo(b.length);
+    assertThat(Files.readAllBytes(s.path(sha))).isEqualTo(b);
+    assertThat(Files.readAllBytes(await(s.fetch(sha)))).isEqualTo(b);
+    assertThat(s.local(sha)).as("a committed blob is local on the committing machine").isNotNull();
+    assertThat(Files.readAllBytes(s.local(sha))).isEqualTo(b);
+    assertThat(s.find(new Checksum("sha256", sha))).contains(sha);
+  }
+
+  @Test
+  void committed_isSeenWithItsBytesByAnotherStoreOverTheSameBackEnd() throws Exception {
+    byte[] b = random(200_000, 2);
+    String sha = put(open(), b);
+    BlobStore other = reopen();
+    assertThat(other.has(sha)).isTrue();
+    assertThat(other.size(sha)).isEqualTo(b.length);
+    assertThat(Files.readAllBytes(await(other.fetch(sha)))).isEqualTo(b);
+    assertThat(Files.readAllBytes(other.path(sha))).isEqualTo(b);
+  }
+
+  @Test
+  void absent_isNotFoundEverywhere() throws Exception {
+    BlobStore s = open();
+    String sha = sha256(random(10, 3));
+    assertThat(s.has(sha)).isFalse();
+    assertThat(s.find(new Checksum("sha256", sha))).isEmpty();
+    assertThatThrownBy(() -> s.size(sha)).isInstanceOf(NoSuchFileException.class);
+    assertThatThrownBy(() -> await(s.fetch(sha))).isInstanceOf(ExecutionException.class)
+        .cause().isInstanceOf(NoSuchFileException.class);
+  }
+
+  @Test
+  void commitOfAPresentBlob_keepsItAndRemovesTheTempFile() throws Exception {
+    BlobStore s = open();
+    byte[] b = random(5_000, 4);
+    String sha = put(s, b);
+    Path again = s.newTempFile();
+    Files.write(again, b);
+    s.commit(again, sha);
+    assertThat(again).doesNotExist();
+    assertThat(Files.readAllBytes(s.path(sha))).isEqualTo(b);
+  }
+
+  @Test
+  void alias_findsTheBlobByAnotherChecksumType_alsoFromAnotherStore() throws Exception {
+    BlobStore s = open();
+    byte[] b = random(3_000, 5);
+    String sha = put(s, b);
+    Checksum c = new Checksum("sha1", sha1(b));
+    assertThat(s.find(c)).isEmpty();
+    s.alias(c, sha);
+    assertThat(s.find(c)).contains(sha);
+    assertThat(reopen().find(c)).contains(sha);
+    assertThat(s.find(new Checksum("sha1", sha1(random(3_000, 6))))).isEmpty();
+  }
+
+  @Test
+  void largeBlob_roundTripsByteForByte() throws Exception {
+    byte[] b = random(12 << 20, 7); // over the multipart threshold the S3 tests use
+    String sha = put(open(), b);
+    BlobStore other = reopen();
+    assertThat(other.size(sha)).isEqualTo(b.length);
+    assertThat(sha256(Files.readAllBytes(await(other.fetch(sha))))).isEqualTo(sha);
+  }
+
+  @Test
+  void cleanTemp_removesTemporaryFilesAndDirectories() throws Exception {
+    BlobStore s = open();
+    Path f = s.newTempFile();
+    Path d = s.newTempDirectory();
+    Files.writeString(d.resolve("x"), "x");
+    s.cleanTemp();
+    assertThat(f).doesNotExist();
+    assertThat(d).doesNotExist();
+  }
+
+  @Test
+  void health_reportsAvailable() throws Exception {
+    assertThat(open().health().available()).isTrue();
+  }
+
+  @Test
+  void malformedDigest_isRefused() throws Exception {
+    BlobStore s = open();
+    assertThatThrownBy(() -> s.path("../../etc/passwd")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> s.fetch("ABC")).isInstanceOf(IllegalArgumentException.class);
+  }
+}
