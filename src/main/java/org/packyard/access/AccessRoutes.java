@@ -51,7 +51,8 @@ public final class AccessRoutes {
         : Future.succeededFuture(who));
   }
 
-  record Change(Principal principal, Role role, List<String> targets) {}
+  /** A bulk change: one principal and role on many targets (at most {@value #MAX_TARGETS}, each valid). */
+  public record Change(Principal principal, Role role, List<String> targets) {}
 
   static Change parseChange(RoutingContext ctx) {
     JsonObject b;
@@ -64,28 +65,38 @@ public final class AccessRoutes {
     for (String k : b.fieldNames()) {
       if (!Set.of("principal", "role", "targets").contains(k)) throw HttpError.badRequest("unknown field '" + k + "'");
     }
-    Principal principal;
-    Role role;
-    try {
-      principal = Principal.parse(b.getValue("principal") instanceof String s ? s : null);
-      role = Role.parse(b.getValue("role") instanceof String s ? s : null);
-    } catch (IllegalArgumentException e) {
-      throw HttpError.badRequest(e.getMessage());
-    }
     if (!(b.getValue("targets") instanceof JsonArray arr) || arr.isEmpty()) {
       throw HttpError.badRequest("targets must be a non-empty array of repository names or folders");
     }
-    if (arr.size() > MAX_TARGETS) throw HttpError.badRequest("at most " + MAX_TARGETS + " targets per call, got " + arr.size());
-    Set<String> targets = new LinkedHashSet<>();
+    List<String> raw = new ArrayList<>();
     for (Object o : arr) {
       if (!(o instanceof String t)) throw HttpError.badRequest("targets must be strings, got: " + o);
+      raw.add(t);
+    }
+    return change(b.getValue("principal") instanceof String s ? s : null, b.getValue("role") instanceof String s ? s : null, raw);
+  }
+
+  /** A change from its parts as a client sent them; 400 with the reason when one is invalid. */
+  public static Change change(String principal, String role, List<String> rawTargets) {
+    Principal p;
+    Role r;
+    try {
+      p = Principal.parse(principal);
+      r = Role.parse(role);
+    } catch (IllegalArgumentException e) {
+      throw HttpError.badRequest(e.getMessage());
+    }
+    if (rawTargets.isEmpty()) throw HttpError.badRequest("targets must be a non-empty array of repository names or folders");
+    if (rawTargets.size() > MAX_TARGETS) throw HttpError.badRequest("at most " + MAX_TARGETS + " targets per call, got " + rawTargets.size());
+    Set<String> targets = new LinkedHashSet<>();
+    for (String t : rawTargets) {
       try {
         targets.add(Target.check(t));
       } catch (IllegalArgumentException e) {
         throw HttpError.badRequest(e.getMessage());
       }
     }
-    return new Change(principal, role, List.copyOf(targets));
+    return new Change(p, r, List.copyOf(targets));
   }
 
   private void change(RoutingContext ctx, boolean create) {
@@ -97,26 +108,41 @@ public final class AccessRoutes {
         ctx.fail(e);
         return;
       }
-      List<String> notOwned = new ArrayList<>();
-      for (String t : c.targets()) if (access.grant(who, Role.OWNER, t) == null) notOwned.add(t);
-      if (!notOwned.isEmpty()) {
-        ctx.response().setStatusCode(403);
-        Responses.json(ctx, new JsonObject().put("error", new JsonObject().put("status", 403)
-            .put("message", "you do not own " + notOwned.size() + " of the " + c.targets().size()
-                + " targets; nothing was changed")
-            .put("not_owned", new JsonArray(notOwned))).encode());
-        return;
-      }
-      String actor = "user:" + who.user();
-      readers.submit(() -> {
-        int n = create ? access.store().bind(actor, c.principal(), c.role(), c.targets())
-            : access.store().unbind(actor, c.principal(), c.role(), c.targets());
-        access.reload(); // this replica answers with the new rules from the next request on
-        return n;
-      }).onFailure(ctx::fail).onSuccess(n -> Responses.json(ctx, new JsonObject()
-          .put(create ? "created" : "deleted", n)
-          .put("principal", c.principal().toString()).put("role", c.role().key())
-          .put("targets", new JsonArray(c.targets())).encode()));
+      apply(who, c, create).onFailure(ctx::fail).onSuccess(out -> {
+        if (!out.notOwned().isEmpty()) {
+          ctx.response().setStatusCode(403);
+          Responses.json(ctx, new JsonObject().put("error", new JsonObject().put("status", 403)
+              .put("message", "you do not own " + out.notOwned().size() + " of the " + c.targets().size()
+                  + " targets; nothing was changed")
+              .put("not_owned", new JsonArray(out.notOwned()))).encode());
+          return;
+        }
+        Responses.json(ctx, new JsonObject()
+            .put(create ? "created" : "deleted", out.changed())
+            .put("principal", c.principal().toString()).put("role", c.role().key())
+            .put("targets", new JsonArray(c.targets())).encode());
+      });
+    });
+  }
+
+  /** What a bulk change did: refused, naming exactly the targets not owned, or how many bindings changed. */
+  public record Outcome(List<String> notOwned, int changed) {}
+
+  /**
+   * Creates ({@code create}) or deletes the bindings of {@code c} for {@code who}: all or nothing,
+   * only when {@code who} owns every target. The one implementation behind
+   * {@code bindings:batchCreate}, {@code :batchDelete} and the web application's access page.
+   */
+  public Future<Outcome> apply(Subject who, Change c, boolean create) {
+    List<String> notOwned = new ArrayList<>();
+    for (String t : c.targets()) if (access.grant(who, Role.OWNER, t) == null) notOwned.add(t);
+    if (who.anonymous() || !notOwned.isEmpty()) return Future.succeededFuture(new Outcome(List.copyOf(notOwned), 0));
+    String actor = "user:" + who.user();
+    return readers.submit(() -> {
+      int n = create ? access.store().bind(actor, c.principal(), c.role(), c.targets())
+          : access.store().unbind(actor, c.principal(), c.role(), c.targets());
+      access.reload(); // this replica answers with the new rules from the next request on
+      return new Outcome(List.of(), n);
     });
   }
 
@@ -132,19 +158,22 @@ public final class AccessRoutes {
     } catch (IllegalArgumentException e) {
       throw HttpError.badRequest(e.getMessage());
     }
-    caller(ctx).onFailure(ctx::fail).onSuccess(who -> {
-      boolean self = p.equals(Principal.user(who.user()));
-      if (!self && access.grant(who, Role.OWNER, target) == null) {
-        ctx.fail(HttpError.forbidden("checking another principal needs the owner role on " + target));
-        return;
-      }
-      Future<Set<Principal>> as = p.kind() == Principal.Kind.GROUP ? Future.succeededFuture(Set.of(p))
-          : access.subject(new AccessControl.Auth.User(p.name(), null, null)).map(Subject::principals);
-      as.onFailure(ctx::fail).onSuccess(principals -> {
-        Binding b = access.model().grant(principals, role, target);
-        Responses.json(ctx, new JsonObject().put("granted", b != null).put("via", b == null ? null : json(b, target)).encode());
-      });
-    });
+    caller(ctx).compose(who -> check(who, p, role, target)).onFailure(ctx::fail).onSuccess(b -> Responses.json(ctx,
+        new JsonObject().put("granted", b != null).put("via", b == null ? null : json(b, target)).encode()));
+  }
+
+  /**
+   * The binding that grants {@code p} the {@code role} on {@code target}, or null; asked by
+   * {@code who}, about itself, or about anyone on a target it owns (else 403).
+   */
+  public Future<Binding> check(Subject who, Principal p, Role role, String target) {
+    boolean self = !who.anonymous() && p.equals(Principal.user(who.user()));
+    if (!self && access.grant(who, Role.OWNER, target) == null) {
+      return Future.failedFuture(HttpError.forbidden("checking another principal needs the owner role on " + target));
+    }
+    Future<Set<Principal>> as = p.kind() == Principal.Kind.GROUP ? Future.succeededFuture(Set.of(p))
+        : access.subject(new AccessControl.Auth.User(p.name(), null, null)).map(Subject::principals);
+    return as.map(principals -> access.model().grant(principals, role, target));
   }
 
   private void bindings(RoutingContext ctx) {
@@ -167,18 +196,27 @@ public final class AccessRoutes {
 
   private void audit(RoutingContext ctx) {
     int limit = parseLimit(ctx.request().getParam("limit"));
-    caller(ctx).onFailure(ctx::fail).onSuccess(who -> readers.submit(() -> {
-      boolean admin = access.grant(who, Role.OWNER, "/") != null;
+    caller(ctx).compose(who -> audit(who, limit)).onFailure(ctx::fail).onSuccess(entries -> {
       JsonArray out = new JsonArray();
-      for (AccessStore.AuditEntry e : access.store().audit(limit)) {
-        // Owners see the changes on what they own; owners of / see everything.
-        if (!admin && (e.target() == null || access.grant(who, Role.OWNER, e.target()) == null)) continue;
+      for (AccessStore.AuditEntry e : entries) {
         out.add(new JsonObject().put("id", e.id()).put("at", e.at().toString()).put("actor", e.actor())
             .put("action", e.action()).put("principal", e.principal()).put("role", e.role())
             .put("target", e.target()).put("detail", e.detail()));
       }
-      return new JsonObject().put("audit", out);
-    }).onFailure(ctx::fail).onSuccess(j -> Responses.json(ctx, j.encode())));
+      Responses.json(ctx, new JsonObject().put("audit", out).encode());
+    });
+  }
+
+  /** The newest {@code limit} audit entries {@code who} may see: on what it owns; everything for owners of /. */
+  public Future<List<AccessStore.AuditEntry>> audit(Subject who, int limit) {
+    return readers.submit(() -> {
+      boolean admin = access.grant(who, Role.OWNER, "/") != null;
+      List<AccessStore.AuditEntry> out = new ArrayList<>();
+      for (AccessStore.AuditEntry e : access.store().audit(limit)) {
+        if (admin || (e.target() != null && access.grant(who, Role.OWNER, e.target()) != null)) out.add(e);
+      }
+      return out;
+    });
   }
 
   private void whoami(RoutingContext ctx) {

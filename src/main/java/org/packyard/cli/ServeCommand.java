@@ -89,6 +89,7 @@ final class ServeCommand implements Callable<Integer> {
     StringBuilder b = new StringBuilder();
     b.append("Packyard is serving on ").append(base).append(" (data in ").append(config.data().toAbsolutePath()).append(")\n");
     if (sample) b.append("No --config given: serving the bundled sample repository.\n");
+    b.append("Web application: ").append(base).append("/ui/\n");
     b.append("\nTry:\n");
     b.append("  curl ").append(base).append("/readyz\n");
     b.append("  curl ").append(base).append("/api/v1/repositories\n");

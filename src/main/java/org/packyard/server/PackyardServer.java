@@ -25,6 +25,9 @@ import org.packyard.config.RepositoryConfig;
 import org.packyard.mdapi.MdapiRoutes;
 import org.packyard.mirror.SyncListener;
 import org.packyard.mirror.Syncer;
+import org.packyard.search.PackageSearch;
+import org.packyard.search.SearchRoutes;
+import org.packyard.ui.UiRoutes;
 
 /**
  * Wires one Packyard process: stores, catalog, syncer and the HTTP routes of every feature, served
@@ -48,6 +51,9 @@ public final class PackyardServer implements AutoCloseable {
   private final ContentRoutes onDemandContent;
   private final MdapiRoutes mdapi;
   private final AnswerSlots slots;
+  private final PackageSearch search;
+  /** One web application for all event loops: its sessions are shared by every connection. */
+  private final UiRoutes ui;
 
   private PackyardServer(Vertx vertx, Services services) {
     this.vertx = vertx;
@@ -61,6 +67,8 @@ public final class PackyardServer implements AutoCloseable {
     this.slots = new AnswerSlots(4, 512);
     this.mdapi = new MdapiRoutes(catalog, services.access, readers, slots);
     this.onDemandContent = ContentRoutes.create(vertx, catalog, services.access, services.blobs, readers, services.upstreams);
+    this.search = new PackageSearch(catalog, services.access);
+    this.ui = new UiRoutes(services, readers, search, new AccessRoutes(services.access, readers));
   }
 
   /** Opens the stores, maps the published snapshots and starts listening. */
@@ -126,6 +134,8 @@ public final class PackyardServer implements AutoCloseable {
     onDemandContent.mount(router);
     new RepositoriesApi(catalog, services.access, services.snapshots, services.state, syncer, readers).mount(router);
     new AccessRoutes(services.access, readers).mount(router);
+    new SearchRoutes(search, services.access, readers).mount(router);
+    ui.mount(router);
     mdapi.mount(router);
     router.route().failureHandler(ErrorMapper::handle);
     for (int status : new int[] {400, 404, 405, 413, 414, 500, 503}) {
