@@ -10,9 +10,11 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.packyard.config.Access;
@@ -57,7 +59,10 @@ public final class AccessControl implements AutoCloseable {
   private final Clock clock;
   private final Map<String, Cached> cache = new ConcurrentHashMap<>();
   private final Map<String, Memo> subjects = new ConcurrentHashMap<>();
-  private volatile AccessModel model = AccessModel.EMPTY;
+  /** Version -1: any model loaded from the store, even an empty one at version 0, replaces it. */
+  private static final AccessModel UNLOADED = new AccessModel(new AccessData(-1, Set.of(), Map.of(), List.of(), List.of()));
+
+  private final AtomicReference<AccessModel> model = new AtomicReference<>(UNLOADED);
   private volatile boolean storeHealthy = true;
   private long timer = -1;
 
@@ -69,32 +74,43 @@ public final class AccessControl implements AutoCloseable {
   }
 
   public AccessModel model() {
-    return model;
+    return model.get();
   }
 
   public AccessStore store() {
     return store;
   }
 
-  /** Reloads the model from the store (blocking). Keeps the last model if the store fails. */
+  /**
+   * Reloads the model from the store (blocking). Keeps the last model if the store fails. Loads
+   * may run concurrently (the poller, a change on this replica) and finish out of order; only a
+   * newer version replaces the model, so a slow, older load never brings back a revoked token.
+   */
   public void reload() {
     try {
       AccessModel m = new AccessModel(store.load());
-      model = m;
-      cache.clear();
+      install(m);
       if (!storeHealthy) LOG.info("access store readable again (version " + m.version() + ")");
       storeHealthy = true;
     } catch (RuntimeException e) {
-      if (storeHealthy) LOG.log(Level.WARNING, "access store unreadable; keeping the rules of version " + model.version() + ": " + e.getMessage());
+      if (storeHealthy) LOG.log(Level.WARNING, "access store unreadable; keeping the rules of version " + model().version() + ": " + e.getMessage());
       storeHealthy = false;
     }
+  }
+
+  /** Makes {@code m} the model if it is newer than the current one (a compare-and-set on the version); true if it did. */
+  boolean install(AccessModel m) {
+    AccessModel before = model.getAndUpdate(cur -> m.version() > cur.version() ? m : cur);
+    if (m.version() <= before.version()) return false;
+    cache.clear();
+    return true;
   }
 
   /** Polls the store's version and reloads on a change (another process or replica changed access). */
   public void startPolling() {
     timer = vertx.setPeriodic(POLL_MILLIS, t -> vertx.executeBlocking(() -> {
       try {
-        if (store.version() != model.version()) reload();
+        if (store.version() != model().version()) reload();
       } catch (RuntimeException e) {
         reload(); // records the failure once
       }
@@ -106,7 +122,7 @@ public final class AccessControl implements AutoCloseable {
   public Auth authenticate(String header) {
     if (header == null || header.isEmpty()) return new Auth.Anonymous();
     long now = clock.millis();
-    AccessModel m = model;
+    AccessModel m = model();
     Cached c = cache.get(header);
     if (c != null && c.modelVersion == m.version() && c.until > now) {
       if (c.auth instanceof Auth.User u && u.expiresAt() != null && !u.expiresAt().isAfter(clock.instant())) {
@@ -154,7 +170,7 @@ public final class AccessControl implements AutoCloseable {
 
   /** The subject of an authenticated user: itself, its Packyard groups and its directory groups. */
   public Future<Subject> subject(Auth.User u) {
-    Set<String> own = model.groupsOf(u.user());
+    Set<String> own = model().groupsOf(u.user());
     return directory.groups(u.user()).map(answer -> subject(u.user(), own, answer));
   }
 
@@ -171,7 +187,7 @@ public final class AccessControl implements AutoCloseable {
     // The subject follows from the user, the access model and the directory's answer: while the
     // model is the same object and the answer the same groups, the one built last time stands.
     Directory.Answer answer = f.result();
-    AccessModel m = model;
+    AccessModel m = model();
     Memo memo = subjects.get(header);
     if (memo != null && memo.model == m && memo.answer.equals(answer) && memo.subject.user().equals(u.user())) return memo.subject;
     Subject s = subject(u.user(), m.groupsOf(u.user()), answer);
@@ -211,6 +227,24 @@ public final class AccessControl implements AutoCloseable {
     return f;
   }
 
+  /**
+   * The caller of a routed request for a checked change in the store: its user and token, and the
+   * directory's groups for it as resolved now. Anonymous or invalid credentials fail with 401.
+   */
+  public Future<AccessStore.Caller> caller(RoutingContext ctx) {
+    return caller(ctx.request().getHeader(HttpHeaders.AUTHORIZATION));
+  }
+
+  /** {@link #caller(RoutingContext)} for credentials held elsewhere (a web session's token), as a header value. */
+  public Future<AccessStore.Caller> caller(String authorization) {
+    Auth a = authenticate(authorization);
+    return switch (a) {
+      case Auth.Anonymous x -> Future.failedFuture(HttpError.unauthorized("credentials required"));
+      case Auth.Invalid i -> Future.failedFuture(HttpError.unauthorized(i.reason()));
+      case Auth.User u -> directory.groups(u.user()).map(answer -> new AccessStore.Caller(u.user(), u.tokenId(), answer.groups()));
+    };
+  }
+
   /** The refusal for a read {@code s} may not make: 401 to ask for credentials, else 404 (existence is not leaked). */
   public static HttpError denied(Subject s) {
     return s.anonymous() ? HttpError.unauthorized("credentials required") : HttpError.notFound("Not Found");
@@ -218,7 +252,7 @@ public final class AccessControl implements AutoCloseable {
 
   /** The binding that lets {@code s} act as {@code role} on {@code target}, or null. */
   public Binding grant(Subject s, Role role, String target) {
-    return s.anonymous() ? null : model.grant(s.principals(), role, target);
+    return s.anonymous() ? null : model().grant(s.principals(), role, target);
   }
 
   /** Public repositories are readable by anyone; private ones by their viewers and up. */
@@ -229,7 +263,7 @@ public final class AccessControl implements AutoCloseable {
   /** For /readyz details: the directory's state and whether the access rules are current. */
   public JsonObject health() {
     JsonObject j = directory.health().copy();
-    j.put("access", new JsonObject().put("version", model.version()).put("store_readable", storeHealthy));
+    j.put("access", new JsonObject().put("version", model().version()).put("store_readable", storeHealthy));
     return j;
   }
 

@@ -19,8 +19,8 @@ import org.packyard.server.Responses;
  * The access API: {@code POST /api/v1/bindings:batchCreate} and {@code :batchDelete} (the caller
  * must own every target, directly or through a folder; all or nothing; the refusal lists exactly
  * the targets not owned), {@code GET /api/v1/permissions:check}, {@code GET /api/v1/bindings},
- * {@code GET /api/v1/audit} and {@code GET /api/v1/whoami}. Ownership checks read the in-memory
- * model; only the change itself is one transaction in the state store.
+ * {@code GET /api/v1/audit} and {@code GET /api/v1/whoami}. A bulk change is checked and written
+ * by the state store in one transaction; the read-only routes answer from the in-memory model.
  */
 public final class AccessRoutes {
   public static final int MAX_TARGETS = 1_000;
@@ -99,8 +99,12 @@ public final class AccessRoutes {
     return new Change(p, r, List.copyOf(targets));
   }
 
+  /**
+   * A bulk change: the store checks ownership and writes in one transaction (the in-memory model
+   * may be up to a poll interval behind the store, so it never decides a change).
+   */
   private void change(RoutingContext ctx, boolean create) {
-    caller(ctx).onFailure(ctx::fail).onSuccess(who -> {
+    access.caller(ctx).onFailure(ctx::fail).onSuccess(caller -> {
       Change c;
       try {
         c = parseChange(ctx);
@@ -108,42 +112,40 @@ public final class AccessRoutes {
         ctx.fail(e);
         return;
       }
-      apply(who, c, create).onFailure(ctx::fail).onSuccess(out -> {
-        if (!out.notOwned().isEmpty()) {
-          ctx.response().setStatusCode(403);
-          Responses.json(ctx, new JsonObject().put("error", new JsonObject().put("status", 403)
-              .put("message", "you do not own " + out.notOwned().size() + " of the " + c.targets().size()
-                  + " targets; nothing was changed")
-              .put("not_owned", new JsonArray(out.notOwned()))).encode());
-          return;
-        }
-        Responses.json(ctx, new JsonObject()
-            .put(create ? "created" : "deleted", out.changed())
-            .put("principal", c.principal().toString()).put("role", c.role().key())
-            .put("targets", new JsonArray(c.targets())).encode());
-      });
+      apply(caller, c, create).onFailure(ctx::fail).onSuccess(r -> answer(ctx, create, c, r));
     });
   }
 
-  /** What a bulk change did: refused, naming exactly the targets not owned, or how many bindings changed. */
-  public record Outcome(List<String> notOwned, int changed) {}
-
   /**
-   * Creates ({@code create}) or deletes the bindings of {@code c} for {@code who}: all or nothing,
-   * only when {@code who} owns every target. The one implementation behind
+   * Creates ({@code create}) or deletes the bindings of {@code c} for {@code caller}, checked and
+   * written by the store in one transaction: all or nothing. The one implementation behind
    * {@code bindings:batchCreate}, {@code :batchDelete} and the web application's access page.
    */
-  public Future<Outcome> apply(Subject who, Change c, boolean create) {
-    List<String> notOwned = new ArrayList<>();
-    for (String t : c.targets()) if (access.grant(who, Role.OWNER, t) == null) notOwned.add(t);
-    if (who.anonymous() || !notOwned.isEmpty()) return Future.succeededFuture(new Outcome(List.copyOf(notOwned), 0));
-    String actor = "user:" + who.user();
+  public Future<AccessStore.BatchResult> apply(AccessStore.Caller caller, Change c, boolean create) {
     return readers.submit(() -> {
-      int n = create ? access.store().bind(actor, c.principal(), c.role(), c.targets())
-          : access.store().unbind(actor, c.principal(), c.role(), c.targets());
-      access.reload(); // this replica answers with the new rules from the next request on
-      return new Outcome(List.of(), n);
+      AccessStore.BatchResult r = create ? access.store().batchCreate(caller, c.principal(), c.role(), c.targets())
+          : access.store().batchDelete(caller, c.principal(), c.role(), c.targets());
+      if (!r.changed().isEmpty()) access.reload(); // this replica answers with the new rules from the next request on
+      return r;
     });
+  }
+
+  private static void answer(RoutingContext ctx, boolean create, Change c, AccessStore.BatchResult r) {
+    switch (r.outcome()) {
+      case UNAUTHENTICATED -> ctx.fail(HttpError.unauthorized("invalid credentials"));
+      case NOT_OWNED -> {
+        ctx.response().setStatusCode(403);
+        Responses.json(ctx, new JsonObject().put("error", new JsonObject().put("status", 403)
+            .put("message", "you do not own " + r.notOwned().size() + " of the " + c.targets().size()
+                + " targets; nothing was changed")
+            .put("not_owned", new JsonArray(r.notOwned()))).encode());
+      }
+      case APPLIED -> Responses.json(ctx, new JsonObject()
+          .put(create ? "created" : "deleted", r.changed().size())
+          .put("principal", c.principal().toString()).put("role", c.role().key())
+          .put("targets", new JsonArray(c.targets()))
+          .put("changed", new JsonArray(r.changed())).encode());
+    }
   }
 
   /** Either the principal asks about itself, or the caller owns the target. */

@@ -10,7 +10,6 @@ import io.vertx.core.http.PoolOptions;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -458,14 +457,9 @@ public final class ScimDirectory implements Directory {
     return url.getScheme() + "://" + url.getHost() + ":" + port;
   }
 
-  /** {@code url} without user info, for logs and /readyz. */
+  /** {@code url} without user info or query values, for logs and /readyz. */
   private static String display(URI url) {
-    if (url.getRawUserInfo() == null) return url.toString();
-    try {
-      return new URI(url.getScheme(), null, url.getHost(), url.getPort(), url.getPath(), null, null).toString();
-    } catch (URISyntaxException e) {
-      return url.getScheme() + "://" + url.getHost();
-    }
+    return org.packyard.config.Redact.url(url);
   }
 
   /** A warning logged at most once per {@link #LOG_EVERY}, with how many events it stands for. */

@@ -55,25 +55,39 @@ public final class SqliteAccessStore implements AccessStore {
     T run() throws SQLException;
   }
 
-  /** Runs {@code body} in one transaction that also bumps the version. */
-  private synchronized <T> T change(Tx<T> body) {
-    try {
-      db.setAutoCommit(false);
+  /** Runs {@code body} in one write transaction that also bumps the version. */
+  private <T> T change(Tx<T> body) {
+    return immediate(() -> {
+      T r = body.run();
+      bumpVersion();
+      return r;
+    });
+  }
+
+  /**
+   * Runs {@code body} in one {@code BEGIN IMMEDIATE} transaction: the write lock is taken before
+   * the first read, so what {@code body} reads cannot change (by this process or another one on
+   * the same file) before it commits. Rolled back when {@code body} throws.
+   */
+  private synchronized <T> T immediate(Tx<T> body) {
+    try (Statement s = db.createStatement()) {
+      s.execute("BEGIN IMMEDIATE");
       try {
         T r = body.run();
-        try (Statement s = db.createStatement()) {
-          s.executeUpdate("UPDATE access_version SET version = version + 1 WHERE id = 1");
-        }
-        db.commit();
+        s.execute("COMMIT");
         return r;
       } catch (SQLException | RuntimeException e) {
-        db.rollback();
+        s.execute("ROLLBACK");
         throw e;
-      } finally {
-        db.setAutoCommit(true);
       }
     } catch (SQLException e) {
       throw new IllegalStateException("access store: " + e.getMessage(), e);
+    }
+  }
+
+  private void bumpVersion() throws SQLException {
+    try (Statement s = db.createStatement()) {
+      s.executeUpdate("UPDATE access_version SET version = version + 1 WHERE id = 1");
     }
   }
 
@@ -124,9 +138,9 @@ public final class SqliteAccessStore implements AccessStore {
 
   @Override
   public synchronized AccessData load() {
-    try {
-      db.setAutoCommit(false); // one consistent read
-      try (Statement s = db.createStatement()) {
+    try (Statement s = db.createStatement()) {
+      s.execute("BEGIN"); // one consistent read
+      try {
         long version;
         try (ResultSet rs = s.executeQuery("SELECT version FROM access_version WHERE id = 1")) {
           version = rs.next() ? rs.getLong(1) : 0;
@@ -156,10 +170,11 @@ public final class SqliteAccessStore implements AccessStore {
                 Instant.ofEpochMilli(rs.getLong(4)), rs.getString(5)));
           }
         }
-        db.commit();
+        s.execute("COMMIT");
         return new AccessData(version, users, members, tokens, bindings);
-      } finally {
-        db.setAutoCommit(true);
+      } catch (SQLException | RuntimeException e) {
+        s.execute("ROLLBACK");
+        throw e;
       }
     } catch (SQLException e) {
       throw new IllegalStateException("access store: " + e.getMessage(), e);
@@ -271,40 +286,94 @@ public final class SqliteAccessStore implements AccessStore {
 
   @Override
   public int bind(String actor, Principal principal, Role role, List<String> targets) {
-    return change(() -> {
-      int created = 0;
-      try (PreparedStatement st = db.prepareStatement("INSERT OR IGNORE INTO bindings VALUES (?,?,?,?,?)")) {
-        for (String t : targets) {
-          st.setString(1, principal.toString());
-          st.setString(2, role.key());
-          st.setString(3, Target.check(t));
-          st.setLong(4, clock.millis());
-          st.setString(5, actor);
-          st.addBatch();
-        }
-        for (int n : st.executeBatch()) created += Math.max(n, 0);
-      }
-      auditEach(actor, "binding.create", principal.toString(), role.key(), targets, null);
-      return created;
-    });
+    return immediate(() -> writeBindings(true, actor, principal, role, targets)).size();
   }
 
   @Override
   public int unbind(String actor, Principal principal, Role role, List<String> targets) {
-    return change(() -> {
-      int deleted = 0;
-      try (PreparedStatement st = db.prepareStatement("DELETE FROM bindings WHERE principal = ? AND role = ? AND target = ?")) {
-        for (String t : targets) {
-          st.setString(1, principal.toString());
-          st.setString(2, role.key());
-          st.setString(3, t);
-          st.addBatch();
+    return immediate(() -> writeBindings(false, actor, principal, role, targets)).size();
+  }
+
+  @Override
+  public BatchResult batchCreate(Caller caller, Principal principal, Role role, List<String> targets) {
+    return checkedChange(caller, true, principal, role, targets);
+  }
+
+  @Override
+  public BatchResult batchDelete(Caller caller, Principal principal, Role role, List<String> targets) {
+    return checkedChange(caller, false, principal, role, targets);
+  }
+
+  /** The ownership check and the write, in one immediate transaction. */
+  private BatchResult checkedChange(Caller caller, boolean create, Principal principal, Role role, List<String> targets) {
+    for (String t : targets) Target.check(t);
+    return immediate(() -> {
+      if (!tokenValid(caller)) return BatchResult.unauthenticated();
+      Set<String> groups = new HashSet<>();
+      try (PreparedStatement st = db.prepareStatement("SELECT group_name FROM group_members WHERE user_name = ?")) {
+        st.setString(1, caller.user());
+        try (ResultSet rs = st.executeQuery()) {
+          while (rs.next()) groups.add(rs.getString(1));
         }
-        for (int n : st.executeBatch()) deleted += Math.max(n, 0);
       }
-      auditEach(actor, "binding.delete", principal.toString(), role.key(), targets, null);
-      return deleted;
+      Set<String> owned = new HashSet<>();
+      try (PreparedStatement st = db.prepareStatement("SELECT target FROM bindings WHERE role = ? AND principal = ?")) {
+        for (Principal p : caller.principals(groups)) {
+          st.setString(1, Role.OWNER.key());
+          st.setString(2, p.toString());
+          try (ResultSet rs = st.executeQuery()) {
+            while (rs.next()) owned.add(rs.getString(1));
+          }
+        }
+      }
+      List<String> notOwned = AccessStore.notOwned(targets, owned);
+      if (!notOwned.isEmpty()) return BatchResult.notOwned(notOwned);
+      return BatchResult.applied(writeBindings(create, "user:" + caller.user(), principal, role, targets));
     });
+  }
+
+  /** True when the caller's token exists, belongs to it, is neither revoked nor expired, and its user exists. */
+  private boolean tokenValid(Caller caller) throws SQLException {
+    try (PreparedStatement st = db.prepareStatement("SELECT t.expires_at FROM tokens t JOIN users u ON u.name = t.user_name"
+        + " WHERE t.id = ? AND t.user_name = ? AND t.revoked_at IS NULL")) {
+      st.setString(1, caller.tokenId());
+      st.setString(2, caller.user());
+      try (ResultSet rs = st.executeQuery()) {
+        if (!rs.next()) return false;
+        long expires = rs.getLong(1);
+        return rs.wasNull() || expires > clock.millis();
+      }
+    }
+  }
+
+  /**
+   * Creates (or deletes) the bindings, audits exactly the ones that changed and bumps the version
+   * when any did; returns those targets in order. Runs inside the caller's transaction.
+   */
+  private List<String> writeBindings(boolean create, String actor, Principal principal, Role role, List<String> targets)
+      throws SQLException {
+    List<String> changed = new ArrayList<>();
+    try (PreparedStatement st = db.prepareStatement(create ? "INSERT OR IGNORE INTO bindings VALUES (?,?,?,?,?)"
+        : "DELETE FROM bindings WHERE principal = ? AND role = ? AND target = ?")) {
+      long now = clock.millis();
+      for (String t : targets) {
+        st.setString(1, principal.toString());
+        st.setString(2, role.key());
+        st.setString(3, Target.check(t));
+        if (create) {
+          st.setLong(4, now);
+          st.setString(5, actor);
+        }
+        st.addBatch();
+      }
+      int[] counts = st.executeBatch();
+      for (int i = 0; i < counts.length; i++) if (counts[i] > 0) changed.add(targets.get(i));
+    }
+    if (!changed.isEmpty()) {
+      auditEach(actor, create ? "binding.create" : "binding.delete", principal.toString(), role.key(), changed, null);
+      bumpVersion();
+    }
+    return changed;
   }
 
   @Override

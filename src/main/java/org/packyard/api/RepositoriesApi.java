@@ -10,6 +10,7 @@ import org.packyard.access.AccessControl;
 import org.packyard.access.Role;
 import org.packyard.catalog.Catalog;
 import org.packyard.catalog.Served;
+import org.packyard.config.Redact;
 import org.packyard.config.RepositoryConfig;
 import org.packyard.mirror.SyncListener;
 import org.packyard.mirror.Syncer;
@@ -132,7 +133,7 @@ public final class RepositoriesApi {
         .onFailure(e -> {
           ctx.response().setStatusCode(502);
           Responses.json(ctx, new JsonObject().put("error",
-              new JsonObject().put("status", 502).put("message", e.getMessage())).encode());
+              new JsonObject().put("status", 502).put("message", Redact.text(e.getMessage()))).encode());
         });
   }
 
@@ -174,6 +175,6 @@ public final class RepositoriesApi {
         .put("finished_at", r.finishedAt() == null ? null : r.finishedAt().toString())
         .put("outcome", r.outcome())
         .put("snapshot", r.snapshotId())
-        .put("message", r.message());
+        .put("message", Redact.text(r.message())); // rows stored before redaction too
   }
 }

@@ -15,13 +15,17 @@ import org.packyard.config.RepositoryConfig;
 /** The sample repository bundled in the jar: real RPMs and their createrepo_c metadata. */
 final class Sample {
   static final String NAME = "sample";
+  /** A package of the sample, for the URLs {@code serve} prints. */
+  static final String PACKAGE = "packyard-hello";
   private static final String ROOT = "/org/packyard/sample/";
 
   private Sample() {}
 
   /** Copies the sample tree under {@code data/sample-upstream} (again when the bundle changed). */
   static Path extract(Path data) throws IOException {
-    Path dir = data.resolve("sample-upstream");
+    // Absolute and normalized, like every target below: a relative or symlinked data directory
+    // must compare equal to the paths resolved under it.
+    Path dir = data.resolve("sample-upstream").toAbsolutePath().normalize();
     String list = read("files.txt");
     Path marker = dir.resolve(".files");
     if (Files.isRegularFile(marker) && Files.readString(marker).equals(list)) return dir;

@@ -65,10 +65,21 @@ final class ServeCommand implements Callable<Integer> {
       System.err.println("packyard: cannot start on " + config.listen() + ": " + e.getMessage());
       return 1;
     }
+    if (sample && server.catalog().view().repository(Sample.NAME) == null) {
+      // The sample is a local tree: sync it before printing the URLs, so that each one works
+      // the moment it is shown.
+      try {
+        server.syncer().sync(config.repositories().get(0), org.packyard.mirror.SyncListener.NONE)
+            .await(2, TimeUnit.MINUTES);
+      } catch (Exception e) {
+        System.err.println("packyard: the bundled sample did not sync: " + e.getMessage());
+      }
+    }
     server.startBackgroundSyncs();
     PackyardServer s = server;
     Runnable stop = () -> {
       try {
+        s.drain();
         s.stop().await(10, TimeUnit.SECONDS);
         vertx.close().await(10, TimeUnit.SECONDS);
       } catch (Exception ignored) {
@@ -89,20 +100,25 @@ final class ServeCommand implements Callable<Integer> {
     StringBuilder b = new StringBuilder();
     b.append("Packyard is serving on ").append(base).append(" (data in ").append(config.data().toAbsolutePath()).append(")\n");
     if (sample) b.append("No --config given: serving the bundled sample repository.\n");
-    b.append("Web application: ").append(base).append("/ui/\n");
+    b.append("\nOpen in a browser:\n  ").append(base).append("/ui/   (the web application: browse, search, access)\n  ")
+        .append(base).append("/\n");
     b.append("\nTry:\n");
     b.append("  curl ").append(base).append("/readyz\n");
     b.append("  curl ").append(base).append("/api/v1/repositories\n");
     for (RepositoryConfig r : config.repositories()) {
-      if (r.branch() != null) {
-        String pkg = sample ? "packyard-hello" : "bash";
-        b.append("  curl ").append(base).append('/').append(r.branch()).append("/pkg/").append(pkg).append('\n');
-        b.append("  curl ").append(base).append('/').append(r.branch()).append("/files/").append(pkg).append('\n');
+      if (r.access() != org.packyard.config.Access.PUBLIC) continue;
+      if (sample && r.branch() != null) {
+        b.append("  curl ").append(base).append('/').append(r.branch()).append("/pkg/").append(Sample.PACKAGE).append('\n');
+        b.append("  curl ").append(base).append('/').append(r.branch()).append("/files/").append(Sample.PACKAGE).append('\n');
       }
       b.append("  curl ").append(base).append("/repos/").append(r.name()).append("/repodata/repomd.xml\n");
-      b.append("  dnf --repofrompath=").append(r.name().replace('/', '-')).append(',').append(base).append("/repos/")
-          .append(r.name()).append("/ --repo=").append(r.name().replace('/', '-'))
-          .append(" --setopt=").append(r.name().replace('/', '-')).append(".gpgcheck=0 repoquery --available\n");
+    }
+    if (sample) {
+      RepositoryConfig r = config.repositories().get(0);
+      b.append("\nInstall from it with dnf: save this as /etc/yum.repos.d/").append(r.name()).append(".repo\n\n")
+          .append("[").append(r.name()).append("]\nname=Packyard ").append(r.name()).append("\nbaseurl=").append(base)
+          .append("/repos/").append(r.name()).append("/\ngpgcheck=0\n\n")
+          .append("then: dnf install ").append(Sample.PACKAGE).append('\n');
     }
     System.out.print(b);
     System.out.flush();

@@ -9,6 +9,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import org.packyard.config.ConfigException;
 import org.packyard.config.PackyardConfig;
+import org.packyard.config.Redact;
 import org.packyard.config.RepositoryConfig;
 import org.packyard.mirror.SyncResult;
 import org.packyard.server.Services;
@@ -64,7 +65,7 @@ final class SyncCommand implements Callable<Integer> {
               + " (" + res.snapshot().manifest().packages() + " packages, " + res.millis() + " ms)");
         } catch (Exception e) {
           failed++;
-          progress.done(r.name(), "FAILED: " + e.getMessage());
+          progress.done(r.name(), "FAILED: " + Redact.text(e.getMessage()));
         }
       }
     } finally {

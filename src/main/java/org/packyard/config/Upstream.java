@@ -32,10 +32,11 @@ public record Upstream(List<URI> mirrors, URI metalink, URI mirrorlist) {
     return u.getPath() != null && u.getPath().endsWith("/") ? u : URI.create(u + "/");
   }
 
+  /** What messages and the API show: the URLs {@link Redact redacted}. */
   @Override
   public String toString() {
-    if (metalink != null) return "metalink " + metalink;
-    if (mirrorlist != null) return "mirrorlist " + mirrorlist;
-    return mirrors.size() == 1 ? mirrors.get(0).toString() : mirrors.toString();
+    if (metalink != null) return "metalink " + Redact.url(metalink);
+    if (mirrorlist != null) return "mirrorlist " + Redact.url(mirrorlist);
+    return mirrors.size() == 1 ? Redact.url(mirrors.get(0)) : mirrors.stream().map(Redact::url).toList().toString();
   }
 }

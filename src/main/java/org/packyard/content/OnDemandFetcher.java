@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.packyard.catalog.Served;
+import org.packyard.config.Redact;
 import org.packyard.rpm.Checksum;
 import org.packyard.server.HttpError;
 import org.packyard.store.BlobStore;
@@ -125,9 +126,16 @@ final class OnDemandFetcher implements ContentRoutes.OnDemand {
   }
 
   private static void fail(RoutingContext ctx, TreeFile file, Throwable e) {
-    LOG.log(Level.WARNING, "on-demand fetch of " + file.href() + " failed: " + e.getMessage());
-    if (!ctx.response().headWritten()) ctx.fail(HttpError.unavailable("upstream fetch of " + file.href() + " failed: " + e.getMessage()));
-    else ctx.response().reset();
+    String why = Redact.text(e.getMessage());
+    LOG.log(Level.WARNING, "on-demand fetch of " + file.href() + " failed: " + why);
+    HttpServerResponse resp = ctx.response();
+    if (resp.headWritten()) {
+      resp.reset();
+      return;
+    }
+    // a subscriber may have set the file's length and range already: the error body has its own
+    resp.headers().remove(HttpHeaders.CONTENT_LENGTH).remove(HttpHeaders.CONTENT_RANGE);
+    ctx.fail(HttpError.unavailable("upstream fetch of " + file.href() + " failed: " + why));
   }
 
   /**
@@ -272,7 +280,7 @@ final class OnDemandFetcher implements ContentRoutes.OnDemand {
         }
       }
       if (error != null) {
-        LOG.log(Level.WARNING, "on-demand fetch of " + served.name() + "/" + file.href() + " failed: " + error.getMessage());
+        LOG.log(Level.WARNING, "on-demand fetch of " + served.name() + "/" + file.href() + " failed: " + Redact.text(error.getMessage()));
         if (tempToDelete != null) {
           Path t = tempToDelete;
           vertx.executeBlocking(() -> Files.deleteIfExists(t), false);

@@ -13,6 +13,7 @@ import io.vertx.core.http.RequestOptions;
 import java.net.URI;
 import java.nio.file.Path;
 import org.packyard.Version;
+import org.packyard.config.Redact;
 
 /** An http(s) mirror, read with its transfer's Vert.x client; bodies stream to disk, verified. */
 final class HttpUpstream implements Upstream {
@@ -148,6 +149,6 @@ final class HttpUpstream implements Upstream {
 
   @Override
   public String describe(String href) {
-    return base.resolve(href).toString();
+    return Redact.url(base.resolve(href));
   }
 }

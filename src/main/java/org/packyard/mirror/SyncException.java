@@ -1,8 +1,11 @@
 package org.packyard.mirror;
 
-/** A sync failed; nothing was published. The message names the repository and the file. */
+import org.packyard.config.Redact;
+
+/** A sync failed; nothing was published. The message names the repository and the file (URLs
+ * {@link Redact redacted}). */
 public final class SyncException extends RuntimeException {
   public SyncException(String message, Throwable cause) {
-    super(message, cause);
+    super(Redact.text(message), cause);
   }
 }

@@ -24,6 +24,7 @@ import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.packyard.config.Policy;
+import org.packyard.config.Redact;
 import org.packyard.config.RepositoryConfig;
 import org.packyard.index.IndexBuilder;
 import org.packyard.index.IndexException;
@@ -363,7 +364,7 @@ public final class Syncer implements AutoCloseable {
   private void recordFinish(long id, SyncResult r, String error) {
     if (id < 0) return;
     try {
-      if (r == null) state.finishSyncRun(id, "failed", null, error, clock.instant());
+      if (r == null) state.finishSyncRun(id, "failed", null, Redact.text(error), clock.instant());
       else state.finishSyncRun(id, r.outcome().name().toLowerCase(java.util.Locale.ROOT), r.snapshot().id(), null, clock.instant());
     } catch (RuntimeException e) {
       LOG.log(Level.WARNING, "state store unavailable; sync run " + id + " not recorded: " + e.getMessage());
@@ -379,7 +380,7 @@ public final class Syncer implements AutoCloseable {
   }
 
   static String message(Throwable e) {
-    return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    return e.getMessage() == null ? e.getClass().getSimpleName() : Redact.text(e.getMessage());
   }
 
   @Override

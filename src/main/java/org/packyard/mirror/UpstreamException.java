@@ -1,8 +1,9 @@
 package org.packyard.mirror;
 
 import java.util.concurrent.TimeoutException;
+import org.packyard.config.Redact;
 
-/** An upstream answered wrongly or not at all; the message names the URL. */
+/** An upstream answered wrongly or not at all; the message names the URL, {@link Redact redacted}. */
 public final class UpstreamException extends RuntimeException {
   /** What went wrong, which decides whether a retry or another mirror can help. */
   public enum Kind {
@@ -36,7 +37,7 @@ public final class UpstreamException extends RuntimeException {
   }
 
   public UpstreamException(String message, Kind kind, int status, String retryAfter, Throwable cause) {
-    super(message, cause);
+    super(Redact.text(message), cause);
     this.kind = kind;
     this.status = status;
     this.retryAfter = retryAfter;

@@ -6,6 +6,7 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.packyard.config.Redact;
 
 /**
  * The one place where failures become responses. Under {@code /api/} the body is JSON
@@ -45,6 +46,7 @@ public final class ErrorMapper {
       return;
     }
     r.setStatusCode(status);
+    reason = Redact.text(reason); // the last line of defence: no URL credentials reach a client
     if (status == 401) r.headers().set("WWW-Authenticate", "Basic realm=\"packyard\"");
     String path = ctx.request().path();
     if (path != null && path.startsWith("/api/")) {

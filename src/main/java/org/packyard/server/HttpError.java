@@ -1,14 +1,17 @@
 package org.packyard.server;
 
+import org.packyard.config.Redact;
+
 /**
  * An answer other than success, raised anywhere in a handler and turned into a response once by
- * {@link ErrorMapper}. {@code reason} is safe to send to the client; internals never are.
+ * {@link ErrorMapper}. {@code reason} is safe to send to the client (URLs in it are
+ * {@link Redact redacted}); internals never are.
  */
 public class HttpError extends RuntimeException {
   private final int status;
 
   public HttpError(int status, String reason) {
-    super(reason, null, false, false);
+    super(Redact.text(reason), null, false, false);
     this.status = status;
   }
 

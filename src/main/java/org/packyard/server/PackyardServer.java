@@ -11,6 +11,7 @@ import io.vertx.ext.web.Router;
 import java.time.Clock;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -21,6 +22,7 @@ import org.packyard.catalog.Catalog;
 import org.packyard.content.ContentRoutes;
 import org.packyard.catalog.Served;
 import org.packyard.config.PackyardConfig;
+import org.packyard.config.Redact;
 import org.packyard.config.RepositoryConfig;
 import org.packyard.mdapi.MdapiRoutes;
 import org.packyard.mirror.SyncListener;
@@ -48,6 +50,8 @@ public final class PackyardServer implements AutoCloseable {
   private final List<Long> timers = new CopyOnWriteArrayList<>();
   private final List<String> deployments = new CopyOnWriteArrayList<>();
   private final AtomicInteger port = new AtomicInteger();
+  /** Set once {@link #stop} began: {@code /readyz} answers 503 while the listeners close. */
+  private final AtomicBoolean draining = new AtomicBoolean();
   private final ContentRoutes onDemandContent;
   private final MdapiRoutes mdapi;
   private final AnswerSlots slots;
@@ -126,7 +130,7 @@ public final class PackyardServer implements AutoCloseable {
   /** The routes of every feature, in the order they are tried. */
   Router router() {
     Router router = Router.router(vertx);
-    new ProbeRoutes(catalog, services.access::health).mount(router);
+    new ProbeRoutes(catalog, services.access::health, draining::get).mount(router);
     new HomePage(catalog).mount(router);
     new Metrics().register(this::metrics).register(onDemandContent::appendMetrics)
         .register(syncer.downloader()::appendMetrics).mount(router);
@@ -180,7 +184,7 @@ public final class PackyardServer implements AutoCloseable {
     syncer.sync(r, SyncListener.NONE)
         .onSuccess(res -> LOG.info("sync " + r.name() + ": " + res.outcome().name().toLowerCase(java.util.Locale.ROOT)
             + " " + res.snapshot().id() + " in " + res.millis() + " ms"))
-        .onFailure(e -> LOG.log(Level.WARNING, "sync failed: " + e.getMessage()));
+        .onFailure(e -> LOG.log(Level.WARNING, "sync failed: " + Redact.text(e.getMessage())));
   }
 
   public int port() {
@@ -204,7 +208,16 @@ public final class PackyardServer implements AutoCloseable {
     return config;
   }
 
+  /**
+   * Marks the replica unready ({@code /readyz} 503) so that load balancers send it no new
+   * requests; everything else keeps serving until {@link #stop}.
+   */
+  public void drain() {
+    draining.set(true);
+  }
+
   public Future<Void> stop() {
+    drain();
     for (long t : timers) vertx.cancelTimer(t);
     Future<Void> undeploy = Future.succeededFuture();
     for (String d : deployments) undeploy = undeploy.compose(v -> vertx.undeploy(d));

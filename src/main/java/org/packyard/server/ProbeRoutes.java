@@ -6,22 +6,33 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.packyard.catalog.Catalog;
 
 /**
- * {@code /healthz} (the process lives) and {@code /readyz} (every repository has a published
- * snapshot). Both read only in-memory state on the event loop: they never wait behind a database
- * or a queue, so they stay fast while the API is saturated.
+ * {@code /healthz} (the process lives) and {@code /readyz} (this process can serve what it has).
+ *
+ * <p>Readiness is about this process, not about upstreams: once the published snapshots are
+ * mapped and the listener is up, the replica is ready, and it stays ready while a repository
+ * waits for its first snapshot (that repository is listed in the details, and answers as not yet
+ * synced). One broken upstream must never take every replica out of a load balancer. The replica
+ * is unready only while it drains for shutdown. Both probes read in-memory state on the event
+ * loop: they never wait behind a database or a queue, so they stay fast under load.
  */
 public final class ProbeRoutes {
   private final Catalog catalog;
   private final Supplier<JsonObject> details;
+  private final BooleanSupplier draining;
 
-  /** {@code details} adds feature-specific readiness facts (for example the directory cache). */
-  public ProbeRoutes(Catalog catalog, Supplier<JsonObject> details) {
+  /**
+   * {@code details} adds feature-specific readiness facts (for example the directory cache);
+   * {@code draining} is true once shutdown began.
+   */
+  public ProbeRoutes(Catalog catalog, Supplier<JsonObject> details, BooleanSupplier draining) {
     this.catalog = catalog;
     this.details = details;
+    this.draining = draining;
   }
 
   public void mount(Router router) {
@@ -33,15 +44,18 @@ public final class ProbeRoutes {
   private void ready(RoutingContext ctx) {
     List<String> missing = catalog.unpublished();
     JsonObject body = new JsonObject();
-    if (missing.isEmpty()) {
-      body.put("status", "ready");
-    } else {
+    if (draining.getAsBoolean()) {
       ctx.response().setStatusCode(503);
-      body.put("status", "not ready")
-          .put("reason", missing.size() + " of " + catalog.config().repositories().size()
-              + " repositories have no published snapshot yet")
-          .put("unpublished", new JsonArray(missing));
+      body.put("status", "draining").put("reason", "shutting down");
+    } else {
+      body.put("status", "ready");
     }
+    int configured = catalog.config().repositories().size();
+    JsonObject repos = new JsonObject()
+        .put("configured", configured)
+        .put("served", configured - missing.size());
+    if (!missing.isEmpty()) repos.put("unpublished", new JsonArray(missing));
+    body.put("repositories", repos);
     JsonObject extra = details.get();
     if (extra != null && !extra.isEmpty()) body.put("details", extra);
     Responses.json(ctx, body.encode());

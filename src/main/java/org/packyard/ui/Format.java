@@ -7,14 +7,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
-import java.util.regex.Pattern;
 import org.packyard.server.HttpError;
 
 /** How the pages write times, sizes, dependencies and URL parts. */
 final class Format {
   private static final DateTimeFormatter WHEN = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'").withZone(ZoneOffset.UTC);
   private static final DateTimeFormatter DATE = DateTimeFormatter.ofPattern("yyyy-MM-dd").withZone(ZoneOffset.UTC);
-  private static final Pattern USERINFO = Pattern.compile("(?<=://)[^/@\\s]+@");
 
   private Format() {}
 
@@ -65,11 +63,6 @@ final class Format {
       if (d.getString("release") != null) b.append('-').append(d.getString("release"));
     }
     return b.toString();
-  }
-
-  /** An upstream URL as it may be shown: without user:password@. */
-  static String redact(String url) {
-    return USERINFO.matcher(url).replaceAll("");
   }
 
   /** A query parameter value. */

@@ -223,6 +223,38 @@ class AccessTest {
     assertThat(get("/repos/team/a/repodata/repomd.xml", bearer(t.secret())).statusCode()).isEqualTo(401);
   }
 
+  /** The report: ownership removed by the CLI, then at once a bulk change by the former owner. */
+  @Test
+  void batchCreate_rightAfterTheCliRemovedOwnership_refused() throws Exception {
+    try (AccessStore cli = new SqliteAccessStore(tmp.resolve("data/state.db"), java.time.Clock.systemUTC())) {
+      cli.bind("cli", Principal.user("dave"), Role.OWNER, List.of("pub/f40"));
+      server.server.services().access.reload();
+      String body = "{\"principal\":\"group:f40\",\"role\":\"viewer\",\"targets\":[\"pub/f40\"]}";
+      HttpResponse<String> before = post("/api/v1/bindings:batchCreate", bearer(dave), body);
+      assertThat(before.statusCode()).as(before.body()).isEqualTo(200);
+      assertThat(post("/api/v1/bindings:batchDelete", bearer(dave), body).statusCode()).isEqualTo(200);
+
+      cli.unbind("cli", Principal.user("dave"), Role.OWNER, List.of("pub/f40"));
+      HttpResponse<String> after = post("/api/v1/bindings:batchCreate", bearer(dave), body);
+      assertThat(after.statusCode()).as(after.body()).isEqualTo(403);
+      assertThat(JSON.readTree(after.body()).at("/error/not_owned")).extracting(JsonNode::asText).containsExactly("pub/f40");
+      assertThat(cli.load().bindings()).noneMatch(b -> b.principal().equals(Principal.group("f40")));
+    }
+  }
+
+  @Test
+  void batchCreate_rightAfterTheCliRevokedTheToken_401() throws Exception {
+    try (AccessStore cli = new SqliteAccessStore(tmp.resolve("data/state.db"), java.time.Clock.systemUTC())) {
+      AccessStore.NewToken t = cli.createToken("cli", "bob", "soon revoked", null);
+      server.server.services().access.reload();
+      String body = "{\"principal\":\"group:rv\",\"role\":\"viewer\",\"targets\":[\"team/a\"]}";
+      assertThat(post("/api/v1/bindings:batchCreate", bearer(t.secret()), body).statusCode()).isEqualTo(200);
+      cli.revokeToken("cli", t.id());
+      assertThat(post("/api/v1/bindings:batchDelete", bearer(t.secret()), body).statusCode()).isEqualTo(401);
+      assertThat(cli.load().bindings()).anyMatch(b -> b.principal().equals(Principal.group("rv")));
+    }
+  }
+
   static JsonNode check(String principal, String role, String target, String token) throws Exception {
     HttpResponse<String> r = get("/api/v1/permissions:check?principal=" + principal + "&role=" + role + "&target=" + target, bearer(token));
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);

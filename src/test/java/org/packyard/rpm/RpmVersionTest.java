@@ -3,7 +3,6 @@ package org.packyard.rpm;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -18,7 +17,7 @@ class RpmVersionTest {
 
   static List<Vector> vectors() throws IOException {
     List<Vector> out = new ArrayList<>();
-    for (String line : Files.readAllLines(TestData.file("rpmvercmp.tsv"))) {
+    for (String line : TestData.lines("rpm/rpmvercmp.tsv")) {
       if (line.isBlank() || line.startsWith("#")) continue;
       String[] f = line.split("\t", -1);
       out.add(new Vector(f[0], f[1], Integer.parseInt(f[2].trim())));

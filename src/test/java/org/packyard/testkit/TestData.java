@@ -1,17 +1,26 @@
 package org.packyard.testkit;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
 import org.junit.jupiter.api.Assertions;
 
-/** The shared test data in {@code ../shared/testdata} (path from the packyard.testdata property). */
+/**
+ * Reference data the repository carries in {@code src/test/resources} (each file says where it
+ * comes from). Tests read nothing from outside the clone.
+ */
 public final class TestData {
   private TestData() {}
 
-  public static Path file(String name) {
-    String dir = System.getProperty("packyard.testdata", "../shared/testdata");
-    Path p = Path.of(dir).resolve(name);
-    if (!Files.isRegularFile(p)) Assertions.fail("shared test data missing: " + p.toAbsolutePath());
-    return p;
+  /** The lines of the test resource at {@code path} (relative to the resources root). */
+  public static List<String> lines(String path) {
+    try (InputStream in = TestData.class.getResourceAsStream("/" + path)) {
+      if (in == null) return Assertions.fail("test resource missing from src/test/resources: " + path);
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 }

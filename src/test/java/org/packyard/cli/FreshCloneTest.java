@@ -1,0 +1,233 @@
+package org.packyard.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.packyard.testkit.Exec;
+import org.packyard.testkit.Tools;
+
+/**
+ * What a newcomer does: take the repository's tracked files into an empty directory (what
+ * {@code git clone} gives them), run {@code ./packyard serve} with no arguments there, wait for
+ * {@code /readyz}, open every URL the start-up banner prints, and install the sample package with
+ * real dnf from the {@code .repo} snippet the banner shows.
+ */
+class FreshCloneTest {
+  private static final Pattern URL = Pattern.compile("https?://[^\\s\"'<>]+");
+  private static final Path PROJECT = Path.of("").toAbsolutePath();
+
+  @TempDir Path tmp;
+
+  @Test
+  void serve_inAFreshClone_bannerUrlsAnswerAndDnfInstallsTheSample() throws Exception {
+    Tools.require("git", "git");
+    Tools.require("mvn", "maven");
+    Tools.require("dnf", "dnf");
+    Tools.require("rpmbuild", "rpm");
+    Tools.require("createrepo_c", "createrepo-c");
+    Path clone = copyTrackedFiles(tmp.resolve("x"));
+
+    List<String> cmd = new ArrayList<>(List.of("./packyard", "serve"));
+    if (!free(8080)) cmd.addAll(List.of("--listen", "127.0.0.1:" + freePort()));
+    ProcessBuilder pb = new ProcessBuilder(cmd).directory(clone.toFile()).redirectErrorStream(true);
+    pb.environment().keySet().removeIf(k -> k.startsWith("PACKYARD_"));
+    Process serve = pb.start();
+    Banner banner = new Banner(serve);
+    try {
+      String text = banner.await(Duration.ofMinutes(8));
+      assertThat(text).doesNotContain("\u001b"); // not a terminal: no escape codes
+      Set<String> urls = new LinkedHashSet<>();
+      Matcher m = URL.matcher(text);
+      while (m.find()) urls.add(m.group());
+      String base = urls.stream().filter(u -> u.endsWith("/readyz")).findFirst().orElseThrow()
+          .replace("/readyz", "");
+      assertThat(urls).contains(base + "/", base + "/readyz");
+      assertThat(urls).hasSizeGreaterThanOrEqualTo(5);
+
+      HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+      assertThat(get(http, base + "/readyz").statusCode()).isEqualTo(200);
+      for (String u : urls) {
+        assertThat(get(http, u).statusCode()).as("GET %s (printed by serve)", u).isEqualTo(200);
+      }
+      assertThat(get(http, base + "/").body()).contains("baseurl=" + base + "/repos/sample/");
+
+      installWithDnf(repoSnippet(text));
+    } finally {
+      serve.destroy();
+      if (!serve.waitFor(30, TimeUnit.SECONDS)) serve.destroyForcibly();
+      banner.join();
+    }
+    assertThat(banner.output()).doesNotContain("Exception").doesNotContain("SEVERE");
+    assertThat(clone.resolve("packyard-data")).isDirectory();
+  }
+
+  @Test
+  void tests_readNothingOutsideTheClone() throws Exception {
+    Tools.require("git", "git");
+    for (String f : tracked()) {
+      if (!(f.startsWith("src/") || f.equals("pom.xml") || f.equals("packyard") || f.startsWith(".ci/"))) continue;
+      String text = Files.readString(PROJECT.resolve(f), StandardCharsets.ISO_8859_1);
+      // spelled in two parts so that this file does not match itself
+      assertThat(text).as(f).doesNotContain(".." + "/shared").doesNotContain("/work" + "/shared");
+    }
+  }
+
+  /** The `[sample]` snippet of the banner, as a user would paste it into /etc/yum.repos.d/. */
+  private static String repoSnippet(String banner) {
+    int start = banner.indexOf("\n[sample]\n");
+    assertThat(start).as("banner shows a .repo snippet:\n%s", banner).isPositive();
+    int end = banner.indexOf("\n\n", start + 1);
+    return banner.substring(start + 1, end + 1);
+  }
+
+  /**
+   * dnf installs into an empty root here (this Debian host has no rpm database to install into):
+   * a tiny local repository built with rpmbuild provides the {@code /bin/sh} that a real system
+   * has; everything else comes from the Packyard snippet.
+   */
+  private void installWithDnf(String snippet) throws Exception {
+    Path reposd = Files.createDirectories(tmp.resolve("yum.repos.d"));
+    Files.writeString(reposd.resolve("sample.repo"), snippet);
+    Path base = baseSystemRepo();
+    Files.writeString(reposd.resolve("base.repo"), "[base]\nname=base\nbaseurl=" + base.toUri() + "\ngpgcheck=0\n");
+    Path root = Files.createDirectories(tmp.resolve("root"));
+    Exec.ok(tmp, 300, "dnf", "-y", "--installroot=" + root, "--releasever=41", "--setopt=reposdir=" + reposd,
+        "--setopt=cachedir=" + tmp.resolve("dnf-cache"), "--disableplugin=*", "--nodocs", "install", "packyard-hello");
+    String q = Exec.ok(tmp, 60, "rpm", "--root=" + root, "-q", "packyard-hello");
+    assertThat(q.trim()).isEqualTo("packyard-hello-1.2.0-1.noarch");
+    assertThat(root.resolve("usr/bin/packyard-hello")).isRegularFile();
+  }
+
+  private Path baseSystemRepo() throws IOException {
+    Path top = Files.createDirectories(tmp.resolve("rpmbuild"));
+    Path spec = top.resolve("base-sh.spec");
+    Files.writeString(spec, """
+        Name: test-base-sh
+        Version: 1
+        Release: 1
+        Summary: Stands in for the /bin/sh of a real system
+        License: MIT
+        BuildArch: noarch
+        Provides: /bin/sh
+        %description
+        Test only.
+        %files
+        """);
+    Exec.ok(tmp, 120, "rpmbuild", "--quiet", "--define", "_topdir " + top, "-bb", spec.toString());
+    Path repo = Files.createDirectories(tmp.resolve("base-repo"));
+    try (var s = Files.walk(top.resolve("RPMS"))) {
+      for (Path p : s.filter(p -> p.toString().endsWith(".rpm")).toList()) Files.copy(p, repo.resolve(p.getFileName()));
+    }
+    Exec.ok(tmp, 120, "createrepo_c", "--quiet", repo.toString());
+    return repo;
+  }
+
+  /** Copies the files git tracks, as they are in the working tree, with their execute bits. */
+  private static Path copyTrackedFiles(Path to) throws IOException {
+    for (String f : tracked()) {
+      Path src = PROJECT.resolve(f);
+      if (!Files.isRegularFile(src)) continue; // deleted in the working tree
+      Path dst = to.resolve(f);
+      Files.createDirectories(dst.getParent());
+      Files.copy(src, dst);
+      if (Files.isExecutable(src)) {
+        Set<PosixFilePermission> perms = Files.getPosixFilePermissions(dst);
+        perms.add(PosixFilePermission.OWNER_EXECUTE);
+        Files.setPosixFilePermissions(dst, perms);
+      }
+    }
+    return to;
+  }
+
+  private static List<String> tracked() {
+    String out = Exec.ok(PROJECT, 60, "git", "ls-files", "--cached", "--others", "--exclude-standard");
+    return out.lines().filter(l -> !l.isBlank()).toList();
+  }
+
+  private static HttpResponse<String> get(HttpClient http, String url) throws Exception {
+    return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30)).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static boolean free(int port) {
+    try (ServerSocket s = new ServerSocket()) {
+      s.bind(new InetSocketAddress("127.0.0.1", port));
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  /** Reads the process output; {@link #await} returns once the banner is complete. */
+  private static final class Banner extends Thread {
+    private final Process process;
+    private final StringBuilder out = new StringBuilder();
+    private boolean complete;
+
+    Banner(Process process) {
+      super("serve-output");
+      this.process = process;
+      setDaemon(true);
+      start();
+    }
+
+    @Override
+    public void run() {
+      try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+        for (String line; (line = r.readLine()) != null; ) {
+          synchronized (this) {
+            out.append(line).append('\n');
+            if (line.startsWith("then: dnf install")) complete = true;
+            notifyAll();
+          }
+        }
+      } catch (IOException ignored) {
+        // the process ended
+      }
+      synchronized (this) {
+        notifyAll();
+      }
+    }
+
+    synchronized String await(Duration timeout) throws InterruptedException {
+      long deadline = System.nanoTime() + timeout.toNanos();
+      while (!complete && process.isAlive() && System.nanoTime() < deadline) {
+        wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+      }
+      assertThat(complete).as("serve printed its banner; output so far:\n%s", out).isTrue();
+      return out.toString();
+    }
+
+    synchronized String output() {
+      return out.toString();
+    }
+  }
+}
