@@ -19,7 +19,7 @@
   function folderToggle(box) {
     var folder = box.getAttribute("data-folder-all");
     document.querySelectorAll('input[name="targets"]').forEach(function (t) {
-      if (t !== box && t.getAttribute("data-folder") && t.getAttribute("data-folder").indexOf(folder) === 0) t.checked = box.checked;
+      if (t.value !== folder && t.value.indexOf(folder) === 0) t.checked = box.checked;
     });
   }
 

@@ -245,6 +245,11 @@ public final class AccessControl implements AutoCloseable {
     };
   }
 
+  /** Groups the external directory named lately, for suggestions (Packyard's own are in the model). */
+  public Set<String> knownDirectoryGroups() {
+    return directory.knownGroups();
+  }
+
   /** The refusal for a read {@code s} may not make: 401 to ask for credentials, else 404 (existence is not leaked). */
   public static HttpError denied(Subject s) {
     return s.anonymous() ? HttpError.unauthorized("credentials required") : HttpError.notFound("Not Found");

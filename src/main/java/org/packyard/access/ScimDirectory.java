@@ -372,6 +372,11 @@ public final class ScimDirectory implements Directory {
   }
 
   @Override
+  public synchronized Set<String> knownGroups() {
+    return cache.groups();
+  }
+
+  @Override
   public synchronized JsonObject health() {
     JsonObject d = new JsonObject()
         .put("url", url)
@@ -478,3 +483,4 @@ public final class ScimDirectory implements Directory {
     }
   }
 }
+

@@ -47,4 +47,27 @@ final class Model {
   record PackagePage(String repository, String repoHref, String name, List<Version> versions, String install) {}
 
   record Message(String heading, String text) {}
+
+  record LoginPage(String error) {}
+
+  /** A checkbox of the access page: a repository or a folder ({@code folder}: it has "select all"). */
+  record TargetRow(String id, String value, int depth, boolean folder, boolean checked) {}
+
+  record BindingRow(String principal, String role, String target, boolean inherited, String createdAt, String createdBy) {}
+
+  /** The bindings that apply to one target; {@code hidden}: the caller does not own it, so they are not shown. */
+  record TargetBindings(String target, boolean hidden, List<BindingRow> rows) {}
+
+  record AccessPage(String principal, String role, List<TargetRow> targets, List<String> suggestions, String notice,
+      List<String> notOwned, List<TargetBindings> bindings) {}
+
+  record CheckPage(String principal, String role, String target, Boolean granted, String via, String error) {}
+
+  record TokenRow(String id, String name, String created, String expires, String state, boolean current) {}
+
+  record TokensPage(List<TokenRow> tokens, String newSecret, String newName, String notice) {}
+
+  record AuditRow(String at, String actor, String action, String principal, String role, String target, String detail) {}
+
+  record AuditPage(String q, int limit, List<AuditRow> rows) {}
 }
