@@ -250,11 +250,6 @@ public final class AccessControl implements AutoCloseable {
     return directory.knownGroups();
   }
 
-  /** The refusal for a read {@code s} may not make: 401 to ask for credentials, else 404 (existence is not leaked). */
-  public static HttpError denied(Subject s) {
-    return s.anonymous() ? HttpError.unauthorized("credentials required") : HttpError.notFound("Not Found");
-  }
-
   /** The binding that lets {@code s} act as {@code role} on {@code target}, or null. */
   public Binding grant(Subject s, Role role, String target) {
     return s.anonymous() ? null : model().grant(s.principals(), role, target);

@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Set;
 import io.vertx.core.Future;
 import org.packyard.access.AccessControl;
+import org.packyard.access.Visibility;
 import org.packyard.catalog.Branch;
 import org.packyard.catalog.Catalog;
 import org.packyard.catalog.Served;
@@ -72,14 +73,11 @@ public final class PackagesApi {
     String raw = ctx.request().path().substring("/api/v1/branches/".length());
     raw = raw.substring(0, raw.indexOf('/'));
     String name = PathSegments.string(PathSegments.decode(raw, "branch"));
-    Branch b = catalog.view().branch(name);
-    if (b == null) return Future.failedFuture(HttpError.notFound("no branch named " + name));
-    if (b.empty()) return Future.failedFuture(HttpError.unavailable("branch " + name + " has no published snapshot yet"));
-    if (b.allPublic()) return Future.succeededFuture(b);
-    return access.subject(ctx).compose(who -> {
-      Branch v = b.visibleTo(s -> access.canRead(who, s.config()));
-      return v.empty() ? Future.failedFuture(who.anonymous() ? AccessControl.denied(who) : HttpError.notFound("no branch named " + name))
-          : Future.succeededFuture(v);
+    // A branch the caller may not see answers exactly as one that does not exist.
+    return Visibility.branch(access, ctx, catalog.view().branch(name)).compose(b -> {
+      if (b == null) return Future.failedFuture(HttpError.notFound("no branch named " + name));
+      if (b.empty()) return Future.failedFuture(HttpError.unavailable("branch " + name + " has no published snapshot yet"));
+      return Future.succeededFuture(b);
     });
   }
 

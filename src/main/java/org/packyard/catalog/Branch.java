@@ -1,12 +1,19 @@
 package org.packyard.catalog;
 
 import java.util.List;
+import java.util.function.Predicate;
+import org.packyard.config.RepositoryConfig;
 
 /**
  * An mdapi branch: the served repositories of its channels in lookup order (updates-testing,
- * updates, testing, release), only those that have a published snapshot.
+ * updates, testing, release), only those that have a published snapshot, and the repositories
+ * configured as its channels, published or not.
  */
-public record Branch(String name, List<Served> channels, int configuredChannels) {
+public record Branch(String name, List<Served> channels, List<RepositoryConfig> configured) {
+
+  public int configuredChannels() {
+    return configured.size();
+  }
 
   /** True when every published channel is public: nobody's credentials matter here. */
   public boolean allPublic() {
@@ -14,10 +21,16 @@ public record Branch(String name, List<Served> channels, int configuredChannels)
     return true;
   }
 
-  /** This branch as someone who may read only the channels {@code readable} accepts sees it. */
-  public Branch visibleTo(java.util.function.Predicate<Served> readable) {
-    List<Served> visible = channels.stream().filter(readable).toList();
-    return visible.size() == channels.size() ? this : new Branch(name, visible, configuredChannels);
+  /**
+   * This branch as someone who may read only the repositories {@code readable} accepts sees it:
+   * its readable channels (possibly none published yet), or null when no configured channel is
+   * readable, so that it must answer exactly as a branch that does not exist.
+   */
+  public Branch visibleTo(Predicate<RepositoryConfig> readable) {
+    List<RepositoryConfig> conf = configured.stream().filter(readable).toList();
+    if (conf.isEmpty()) return null;
+    if (conf.size() == configured.size()) return this;
+    return new Branch(name, channels.stream().filter(s -> readable.test(s.config())).toList(), conf);
   }
 
   /** A package hit: the channel's repository and the package key in its index. */

@@ -94,10 +94,10 @@ public final class Catalog implements AutoCloseable {
 
   private View build(Map<String, Served> repos) {
     Map<String, List<Served>> byBranch = new HashMap<>();
-    Map<String, Integer> configured = new HashMap<>();
+    Map<String, List<RepositoryConfig>> configured = new HashMap<>();
     for (RepositoryConfig rc : config.repositories()) {
       if (rc.branch() == null) continue;
-      configured.merge(rc.branch(), 1, Integer::sum);
+      configured.computeIfAbsent(rc.branch(), b -> new ArrayList<>()).add(rc);
       byBranch.computeIfAbsent(rc.branch(), b -> new ArrayList<>());
       Served s = repos.get(rc.name());
       if (s != null) byBranch.get(rc.branch()).add(s);
@@ -106,7 +106,7 @@ public final class Catalog implements AutoCloseable {
     byBranch.keySet().stream().sorted().forEach(b -> {
       List<Served> list = new ArrayList<>(byBranch.get(b));
       list.sort(Comparator.comparingInt(s -> Channel.LOOKUP_ORDER.indexOf(s.config().channel())));
-      branches.put(b, new Branch(b, List.copyOf(list), configured.get(b)));
+      branches.put(b, new Branch(b, List.copyOf(list), List.copyOf(configured.get(b))));
     });
     return new View(Map.copyOf(repos), java.util.Collections.unmodifiableMap(branches));
   }

@@ -55,6 +55,17 @@ public record PackyardConfig(Listen listen, Path data, List<RepositoryConfig> re
         }
       }
     }
+    // One path under /repos/ names at most one repository (as Pulp refuses overlapping base paths):
+    // otherwise a hidden repository inside a public one would answer differently from a missing one.
+    for (RepositoryConfig r : repositories) {
+      String n = r.name();
+      for (int i = n.indexOf('/'); i > 0; i = n.indexOf('/', i + 1)) {
+        if (names.containsKey(n.substring(0, i))) {
+          throw new ConfigException("repository " + r.name() + " is inside repository " + n.substring(0, i)
+              + " (/repos/" + n.substring(0, i) + "/); repository paths must not nest");
+        }
+      }
+    }
   }
 
   public RepositoryConfig repository(String name) {

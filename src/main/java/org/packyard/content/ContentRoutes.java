@@ -27,6 +27,7 @@ import org.packyard.catalog.Catalog;
 import org.packyard.config.Access;
 import org.packyard.catalog.Served;
 import org.packyard.config.Policy;
+import org.packyard.config.RepositoryConfig;
 import org.packyard.index.ContentRef;
 import org.packyard.server.HomePage;
 import org.packyard.server.HttpError;
@@ -60,6 +61,7 @@ public final class ContentRoutes {
   private final OnDemand onDemand;
   private final Listings listings = new Listings();
   private final SmallFiles small = new SmallFiles(SmallFiles.DEFAULT_BUDGET);
+  private final java.util.Map<String, RepositoryConfig> byName = new java.util.HashMap<>();
 
   /** Appends the content metrics (on-demand flights) in Prometheus text format. */
   public void appendMetrics(StringBuilder b) {
@@ -90,6 +92,7 @@ public final class ContentRoutes {
     this.blobs = blobs;
     this.readers = readers;
     this.onDemand = onDemand;
+    for (RepositoryConfig r : catalog.config().repositories()) byName.put(r.name(), r);
   }
 
   public void mount(Router router) {
@@ -156,29 +159,51 @@ public final class ContentRoutes {
     h.set(ACCEPT_RANGES, BYTES);
   }
 
+  /**
+   * Resolves the configured repository the path names, then answers as its caller may see it. A
+   * repository the caller may not read answers exactly as a name nobody configured: an anonymous
+   * caller gets the same 401 challenge for both (dnf then sends its credentials), an
+   * authenticated one the same 404.
+   */
   private void handle(RoutingContext ctx) {
     TreePath p = TreePath.parse(ctx.request().path().substring(PREFIX.length()));
-    Catalog.View view = catalog.view();
-    // Repository names contain '/': the longest configured name that prefixes the path wins.
-    for (int n = p.segments().size(); n >= 1; n--) {
-      Served s = view.repository(String.join("/", p.segments().subList(0, n)));
-      if (s == null) continue;
-      String rel = p.join(n);
-      if (s.config().access() == Access.PUBLIC) {
-        serve(ctx, p, s, rel);
-      } else {
-        access.subject(ctx).onFailure(ctx::fail).onSuccess(who -> {
-          if (access.canRead(who, s.config())) serve(ctx, p, s, rel);
-          else ctx.fail(AccessControl.denied(who));
-        });
-      }
-      return;
-    }
     if (p.segments().isEmpty()) {
-      access.subject(ctx).onFailure(ctx::fail).onSuccess(who -> rootListing(ctx, view, who));
+      access.subject(ctx).onFailure(ctx::fail).onSuccess(who -> rootListing(ctx, catalog.view(), who));
       return;
     }
-    throw HttpError.notFound("no repository at " + ctx.request().path());
+    RepositoryConfig rc = configured(p);
+    if (rc != null && rc.access() == Access.PUBLIC) {
+      serve(ctx, p, rc);
+      return;
+    }
+    access.subject(ctx).onFailure(ctx::fail).onSuccess(who -> {
+      if (rc != null && access.canRead(who, rc)) serve(ctx, p, rc);
+      else ctx.fail(noRepository(ctx, who));
+    });
+  }
+
+  /** The answer for a path that names no repository the caller may read. */
+  private static HttpError noRepository(RoutingContext ctx, Subject who) {
+    return who.anonymous() ? HttpError.unauthorized("credentials required")
+        : HttpError.notFound("no repository at " + ctx.request().path());
+  }
+
+  /** The configured repository whose name is a prefix of the path (names never nest), or null. */
+  private RepositoryConfig configured(TreePath p) {
+    for (int n = p.segments().size(); n >= 1; n--) {
+      RepositoryConfig r = byName.get(String.join("/", p.segments().subList(0, n)));
+      if (r != null) return r;
+    }
+    return null;
+  }
+
+  private void serve(RoutingContext ctx, TreePath p, RepositoryConfig rc) {
+    Served s = catalog.view().repository(rc.name());
+    if (s == null) {
+      ctx.fail(HttpError.notFound("repository " + rc.name() + " has no published snapshot yet"));
+      return;
+    }
+    serve(ctx, p, s, p.join(rc.name().split("/").length));
   }
 
   private void serve(RoutingContext ctx, TreePath p, Served s, String rel) {

@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.packyard.access.AccessControl;
+import org.packyard.access.Visibility;
 import org.packyard.catalog.Branch;
 import org.packyard.catalog.Catalog;
 import org.packyard.catalog.Served;
@@ -130,7 +131,8 @@ public final class MdapiRoutes {
     access.subject(ctx).onFailure(ctx::fail).onSuccess(who -> {
       JsonArray names = new JsonArray();
       for (Branch b : catalog.view().branches().values()) {
-        if (!b.visibleTo(s -> access.canRead(who, s.config())).empty()) names.add(b.name());
+        Branch seen = b.visibleTo(r -> access.canRead(who, r));
+        if (seen != null && !seen.empty()) names.add(b.name());
       }
       Cors.add(ctx.response());
       Responses.json(ctx, names.encode());
@@ -138,14 +140,14 @@ public final class MdapiRoutes {
   }
 
   /**
-   * The branch as {@code ctx}'s subject sees it: only the channels it may read. Fails with 401/404
-   * when it may read none of a branch whose channels are private.
+   * The branch as {@code ctx}'s subject sees it: only the channels it may read. A branch it may
+   * not see fails exactly as an unknown branch (mdapi's 400); one it sees with no snapshot yet 503.
    */
-  private Future<Branch> visible(RoutingContext ctx, Branch branch) {
-    if (branch.allPublic()) return Future.succeededFuture(branch);
-    return access.subject(ctx).compose(who -> {
-      Branch b = branch.visibleTo(s -> access.canRead(who, s.config()));
-      return b.empty() ? Future.failedFuture(AccessControl.denied(who)) : Future.succeededFuture(b);
+  private Future<Branch> visible(RoutingContext ctx, String name, Branch branch) {
+    return Visibility.branch(access, ctx, branch).compose(b -> {
+      if (b == null) return Future.failedFuture(HttpError.badRequest("Bad Request")); // mdapi: an unknown branch is 400
+      if (b.empty()) return Future.failedFuture(HttpError.unavailable("branch " + name + " has no published snapshot yet"));
+      return Future.succeededFuture(b);
     });
   }
 
@@ -174,10 +176,8 @@ public final class MdapiRoutes {
     String branchName = PathSegments.string(PathSegments.decode(path.substring(1, a), "branch"));
     byte[] name = PathSegments.decode(path.substring(b + 1), "name");
     Branch branch = catalog.view().branch(branchName);
-    if (branch == null) throw HttpError.badRequest("Bad Request"); // mdapi: an unknown branch is 400
-    if (branch.empty()) throw HttpError.unavailable("branch " + branchName + " has no published snapshot yet");
     DepKind depKind = dep;
-    visible(ctx, branch).onFailure(ctx::fail).onSuccess(seen -> {
+    visible(ctx, branchName, branch).onFailure(ctx::fail).onSuccess(seen -> {
       Cors.add(ctx.response());
       switch (kind) {
         case "pkg" -> record(ctx, seen.newest(name), Kind.PACKAGE);

@@ -4,16 +4,24 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import org.packyard.Version;
+import org.packyard.access.AccessControl;
+import org.packyard.access.Visibility;
 import org.packyard.catalog.Catalog;
 import org.packyard.catalog.Served;
 import org.packyard.config.RepositoryConfig;
 
-/** {@code /}: what this server serves and how to use it, for a person with a browser. */
+/**
+ * {@code /}: what this server serves and how to use it, for a person with a browser. It lists the
+ * repositories the caller may see ({@link Visibility}) and says nothing of the others, not even
+ * how many there are.
+ */
 public final class HomePage {
   private final Catalog catalog;
+  private final AccessControl access;
 
-  public HomePage(Catalog catalog) {
+  public HomePage(Catalog catalog, AccessControl access) {
     this.catalog = catalog;
+    this.access = access;
   }
 
   public void mount(Router router) {
@@ -21,6 +29,10 @@ public final class HomePage {
   }
 
   private void page(RoutingContext ctx) {
+    Visibility.of(access, catalog.config(), ctx).onFailure(ctx::fail).onSuccess(v -> page(ctx, v));
+  }
+
+  private void page(RoutingContext ctx, Visibility visible) {
     String host = ctx.request().authority() == null ? "localhost" : ctx.request().authority().toString();
     String base = (ctx.request().isSSL() ? "https://" : "http://") + host;
     StringBuilder b = new StringBuilder(4096);
@@ -32,7 +44,7 @@ public final class HomePage {
         .append("<h2>Repositories</h2><table><tr><th>name</th><th>branch</th><th>channel</th><th>policy</th>")
         .append("<th>snapshot</th><th>packages</th></tr>");
     java.util.List<RepositoryConfig> shown = catalog.config().repositories().stream()
-        .filter(r -> r.access() == org.packyard.config.Access.PUBLIC).toList();
+        .filter(visible::repository).toList();
     for (RepositoryConfig r : shown) {
       Served s = catalog.view().repository(r.name());
       b.append("<tr><td><a href=\"/repos/").append(esc(r.name())).append("/\">").append(esc(r.name())).append("</a></td><td>")
@@ -42,13 +54,15 @@ public final class HomePage {
           .append(s == null ? "" : s.snapshot().manifest().packages()).append("</td></tr>");
     }
     b.append("</table>");
-    int hidden = catalog.config().repositories().size() - shown.size();
-    if (hidden > 0) b.append("<p>").append(hidden).append(" private repositories are not listed; they need a token.</p>");
+    b.append("<p>Private repositories are listed only to those who may read them: send a token ")
+        .append("(<code>Authorization: Bearer pky_...</code>).</p>");
     b.append("<h2>Use it</h2>");
     for (RepositoryConfig r : shown) {
       b.append("<p>dnf: put this in <code>/etc/yum.repos.d/").append(esc(r.name().replace('/', '-'))).append(".repo</code></p><pre>[")
           .append(esc(r.name().replace('/', '-'))).append("]\nname=").append(esc(r.name())).append("\nbaseurl=")
-          .append(esc(base)).append("/repos/").append(esc(r.name())).append("/\ngpgcheck=0\n</pre>");
+          .append(esc(base)).append("/repos/").append(esc(r.name())).append("/\ngpgcheck=0\n")
+          .append(r.access() == org.packyard.config.Access.PUBLIC ? "" : "username=YOUR_USER\npassword=pky_YOUR_TOKEN\n")
+          .append("</pre>");
       if (r.branch() != null) {
         b.append("<p>Metadata API (mdapi-compatible): <code>curl ").append(esc(base)).append('/').append(esc(r.branch()))
             .append("/pkg/NAME</code>, also <code>srcpkg</code>, <code>files</code>, <code>changelog</code>, ")

@@ -130,9 +130,9 @@ public final class PackyardServer implements AutoCloseable {
   /** The routes of every feature, in the order they are tried. */
   Router router() {
     Router router = Router.router(vertx);
-    new ProbeRoutes(catalog, services.access::health, draining::get).mount(router);
-    new HomePage(catalog).mount(router);
-    new Metrics().register(this::metrics).register(onDemandContent::appendMetrics)
+    new ProbeRoutes(catalog, services.access::health, draining::get, services.access).mount(router);
+    new HomePage(catalog, services.access).mount(router);
+    new Metrics(services.access, config).register(this::metrics).register(onDemandContent::appendMetrics)
         .register(syncer.downloader()::appendMetrics).mount(router);
     new PackagesApi(catalog, services.access, readers, slots).mount(router);
     onDemandContent.mount(router);
@@ -155,10 +155,14 @@ public final class PackyardServer implements AutoCloseable {
       b.append("packyard_repository_packages{repository=\"").append(Metrics.label(s.name())).append("\"} ")
           .append(s.snapshot().manifest().packages()).append('\n');
     }
-    b.append("# HELP packyard_repositories_unpublished Configured repositories without a snapshot.\n")
-        .append("# TYPE packyard_repositories_unpublished gauge\n")
-        .append("packyard_repositories_unpublished ").append(catalog.unpublished().size()).append('\n')
-        .append("# HELP packyard_index_reader_queue Index reads waiting for a reader thread.\n")
+    // Per repository, not a total: a caller sees only the series of repositories it may see.
+    b.append("# HELP packyard_repository_published 1 when the repository has a published snapshot, else 0.\n")
+        .append("# TYPE packyard_repository_published gauge\n");
+    for (RepositoryConfig r : config.repositories()) {
+      b.append("packyard_repository_published{repository=\"").append(Metrics.label(r.name())).append("\"} ")
+          .append(catalog.view().repository(r.name()) == null ? 0 : 1).append('\n');
+    }
+    b.append("# HELP packyard_index_reader_queue Index reads waiting for a reader thread.\n")
         .append("# TYPE packyard_index_reader_queue gauge\n")
         .append("packyard_index_reader_queue ").append(readers.queued()).append('\n')
         .append("# HELP packyard_large_answers Dependency answers being computed or written, and waiting.\n")

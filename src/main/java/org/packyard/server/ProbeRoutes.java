@@ -8,6 +8,8 @@ import io.vertx.ext.web.RoutingContext;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
+import org.packyard.access.AccessControl;
+import org.packyard.access.Visibility;
 import org.packyard.catalog.Catalog;
 
 /**
@@ -19,20 +21,26 @@ import org.packyard.catalog.Catalog;
  * synced). One broken upstream must never take every replica out of a load balancer. The replica
  * is unready only while it drains for shutdown. Both probes read in-memory state on the event
  * loop: they never wait behind a database or a queue, so they stay fast under load.
+ *
+ * <p>The status is the same for every caller; {@code /readyz} counts and names only the
+ * repositories the caller may see, and its details (the directory's URL and last error, the
+ * access model) go to operators only ({@link Visibility}).
  */
 public final class ProbeRoutes {
   private final Catalog catalog;
   private final Supplier<JsonObject> details;
   private final BooleanSupplier draining;
+  private final AccessControl access;
 
   /**
-   * {@code details} adds feature-specific readiness facts (for example the directory cache);
-   * {@code draining} is true once shutdown began.
+   * {@code details} adds feature-specific readiness facts (for example the directory cache), shown
+   * to operators; {@code draining} is true once shutdown began.
    */
-  public ProbeRoutes(Catalog catalog, Supplier<JsonObject> details, BooleanSupplier draining) {
+  public ProbeRoutes(Catalog catalog, Supplier<JsonObject> details, BooleanSupplier draining, AccessControl access) {
     this.catalog = catalog;
     this.details = details;
     this.draining = draining;
+    this.access = access;
   }
 
   public void mount(Router router) {
@@ -42,6 +50,10 @@ public final class ProbeRoutes {
   }
 
   private void ready(RoutingContext ctx) {
+    Visibility.of(access, catalog.config(), ctx).onFailure(ctx::fail).onSuccess(v -> ready(ctx, v));
+  }
+
+  private void ready(RoutingContext ctx, Visibility visible) {
     List<String> missing = catalog.unpublished();
     JsonObject body = new JsonObject();
     if (draining.getAsBoolean()) {
@@ -50,13 +62,14 @@ public final class ProbeRoutes {
     } else {
       body.put("status", "ready");
     }
-    int configured = catalog.config().repositories().size();
+    List<String> shown = missing.stream().filter(visible::repository).toList();
+    long configured = catalog.config().repositories().stream().filter(visible::repository).count();
     JsonObject repos = new JsonObject()
         .put("configured", configured)
-        .put("served", configured - missing.size());
-    if (!missing.isEmpty()) repos.put("unpublished", new JsonArray(missing));
+        .put("served", configured - shown.size());
+    if (!shown.isEmpty()) repos.put("unpublished", new JsonArray(shown));
     body.put("repositories", repos);
-    JsonObject extra = details.get();
+    JsonObject extra = visible.operator() ? details.get() : null;
     if (extra != null && !extra.isEmpty()) body.put("details", extra);
     Responses.json(ctx, body.encode());
   }

@@ -21,6 +21,17 @@ public interface StateStore extends AutoCloseable {
   /** The latest runs, newest first; {@code repository} null means all. */
   List<SyncRun> syncRuns(String repository, int limit);
 
+  /**
+   * The latest {@code limit} runs of any of {@code repositories}, newest first. The default merges
+   * per-repository queries; a store answers it in one query where it can.
+   */
+  default List<SyncRun> syncRunsOf(java.util.Set<String> repositories, int limit) {
+    List<SyncRun> all = new java.util.ArrayList<>();
+    for (String r : repositories) all.addAll(syncRuns(r, limit));
+    all.sort(java.util.Comparator.comparingLong(SyncRun::id).reversed());
+    return all.size() > limit ? List.copyOf(all.subList(0, limit)) : all;
+  }
+
   @Override
   void close();
 }

@@ -130,12 +130,20 @@ class AccessTest {
     HttpResponse<String> viaViewer = get("/rel/pkg/secret", bearer(dave));
     assertThat(viaViewer.statusCode()).isEqualTo(200);
     assertThat(viaViewer.body()).contains("\"repo\":\"updates\"");
-    assertThat(get("/tb/pkg/secret", null).statusCode()).isEqualTo(401);
-    assertThat(get("/tb/pkg/secret", bearer(dave)).statusCode()).isEqualTo(404);
+    // A branch the caller may not see answers exactly as a branch nobody configured: mdapi's 400.
+    HttpResponse<String> unknown = get("/nosuch/pkg/secret", null);
+    assertThat(unknown.statusCode()).isEqualTo(400);
+    for (HttpResponse<String> hidden : List.of(get("/tb/pkg/secret", null), get("/tb/pkg/secret", bearer(dave)))) {
+      assertThat(hidden.statusCode()).isEqualTo(400);
+      assertThat(hidden.body()).isEqualTo(unknown.body()).isEqualTo("400: Bad Request");
+      assertThat(hidden.headers().firstValue("content-type")).isEqualTo(unknown.headers().firstValue("content-type"));
+    }
     assertThat(get("/tb/pkg/secret", bearer(bob)).statusCode()).isEqualTo(200);
     assertThat(JSON.readTree(get("/branches", null).body())).extracting(JsonNode::asText).containsExactly("rel");
     assertThat(JSON.readTree(get("/branches", bearer(bob)).body())).extracting(JsonNode::asText).containsExactly("rel", "tb");
-    assertThat(post("/api/v1/branches/tb/packages:batchGet", null, "{\"names\":[\"secret\"]}").statusCode()).isEqualTo(401);
+    HttpResponse<String> hiddenBatch = post("/api/v1/branches/tb/packages:batchGet", null, "{\"names\":[\"secret\"]}");
+    assertThat(hiddenBatch.statusCode()).isEqualTo(404);
+    assertThat(hiddenBatch.body()).isEqualTo("{\"error\":{\"status\":404,\"message\":\"no branch named tb\"}}");
     assertThat(post("/api/v1/branches/tb/packages:batchGet", bearer(bob), "{\"names\":[\"secret\"]}").body()).contains("\"secret\":{");
   }
 
@@ -143,10 +151,15 @@ class AccessTest {
   void nativeApi_listsOnlyVisibleRepositories_syncNeedsEditor() throws Exception {
     assertThat(get("/api/v1/repositories", null).body()).contains("\"pub\"").doesNotContain("team/a");
     assertThat(get("/api/v1/repositories", bearer(dave)).body()).contains("team/a").doesNotContain("team/b");
-    assertThat(get("/api/v1/repositories/team/b", bearer(dave)).statusCode()).isEqualTo(404);
+    HttpResponse<String> hidden = get("/api/v1/repositories/team/b", bearer(dave));
+    assertThat(hidden.statusCode()).isEqualTo(404);
+    assertThat(hidden.body()).isEqualTo("{\"error\":{\"status\":404,\"message\":\"no repository named team/b\"}}");
     assertThat(post("/api/v1/repositories/team/a:sync", bearer(dave), "").statusCode()).as("viewer").isEqualTo(403);
     assertThat(post("/api/v1/repositories/team/a:sync", bearer(carol), "").statusCode()).as("editor").isEqualTo(202);
-    assertThat(post("/api/v1/repositories/team/a:sync", null, "").statusCode()).isEqualTo(401);
+    HttpResponse<String> anonymousSync = post("/api/v1/repositories/team/a:sync", null, "");
+    assertThat(anonymousSync.statusCode()).as("anonymous: hidden like a missing name").isEqualTo(404);
+    assertThat(anonymousSync.body().replace("team/a", "team/x")).isEqualTo(post("/api/v1/repositories/team/x:sync", null, "").body());
+    assertThat(post("/api/v1/repositories/pub:sync", null, "").statusCode()).as("anonymous on a public one").isEqualTo(401);
   }
 
   @Test

@@ -48,8 +48,18 @@ class DirectoryAccessTest {
         HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(base + "/repos/team/a/repodata/repomd.xml"))
             .header("Authorization", "Bearer " + token).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as("viewer through a directory group").isEqualTo(200);
-        HttpResponse<String> ready = http.send(HttpRequest.newBuilder(URI.create(base + "/readyz")).build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(ready.body()).contains("\"directory\"", "\"reachable\":true");
+        ac.store().addUser("test", "prometheus");
+        ac.store().bind("test", Principal.user("prometheus"), Role.VIEWER, List.of("/"));
+        String operator = ac.store().createToken("test", "prometheus", null, null).secret();
+        ac.reload();
+        HttpResponse<String> ready = http.send(HttpRequest.newBuilder(URI.create(base + "/readyz"))
+            .header("Authorization", "Bearer " + operator).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(ready.body()).as("an operator (viewer of /)").contains("\"directory\"", "\"reachable\":true");
+        HttpResponse<String> anonymous = http.send(HttpRequest.newBuilder(URI.create(base + "/readyz")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(anonymous.body()).as("anonymous: no directory URL, no last error").doesNotContain("directory", scim.url().toString());
+        HttpResponse<String> viewer = http.send(HttpRequest.newBuilder(URI.create(base + "/readyz"))
+            .header("Authorization", "Bearer " + token).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(viewer.body()).as("a viewer of team/ only is no operator").doesNotContain("directory");
       } finally {
         s.stop().await(20, java.util.concurrent.TimeUnit.SECONDS);
       }
