@@ -268,12 +268,22 @@ public final class AccessControl implements AutoCloseable {
    * directory's groups for it as resolved now. Anonymous or invalid credentials fail with 401.
    */
   public Future<AccessStore.Caller> caller(RoutingContext ctx) {
-    Auth a = authenticate(ctx.request().getHeader(HttpHeaders.AUTHORIZATION));
+    return caller(ctx.request().getHeader(HttpHeaders.AUTHORIZATION));
+  }
+
+  /** {@link #caller(RoutingContext)} for credentials held elsewhere (a web session's token), as a header value. */
+  public Future<AccessStore.Caller> caller(String authorization) {
+    Auth a = authenticate(authorization);
     return switch (a) {
       case Auth.Anonymous x -> Future.failedFuture(HttpError.unauthorized("credentials required"));
       case Auth.Invalid i -> Future.failedFuture(HttpError.unauthorized(i.reason()));
       case Auth.User u -> directory.groups(u.user()).map(answer -> new AccessStore.Caller(u.user(), u.tokenId(), answer.groups()));
     };
+  }
+
+  /** Groups the external directory named lately, for suggestions (Packyard's own are in the model). */
+  public Set<String> knownDirectoryGroups() {
+    return directory.knownGroups();
   }
 
   /** The binding that lets {@code s} act as {@code role} on {@code target}, or null. */

@@ -55,6 +55,16 @@ public final class AccessModel {
     return version;
   }
 
+  /** Every user name. */
+  public Set<String> users() {
+    return users;
+  }
+
+  /** Every Packyard group name. */
+  public Set<String> groups() {
+    return groups;
+  }
+
   public boolean userExists(String user) {
     return users.contains(user);
   }

@@ -58,7 +58,8 @@ public final class AccessRoutes {
         : Future.succeededFuture(who));
   }
 
-  record Change(Principal principal, Role role, List<String> targets) {}
+  /** A bulk change: one principal and role on many targets (at most {@value #MAX_TARGETS}, each valid). */
+  public record Change(Principal principal, Role role, List<String> targets) {}
 
   static Change parseChange(RoutingContext ctx) {
     JsonObject b;
@@ -71,28 +72,38 @@ public final class AccessRoutes {
     for (String k : b.fieldNames()) {
       if (!Set.of("principal", "role", "targets").contains(k)) throw HttpError.badRequest("unknown field '" + k + "'");
     }
-    Principal principal;
-    Role role;
-    try {
-      principal = Principal.parse(b.getValue("principal") instanceof String s ? s : null);
-      role = Role.parse(b.getValue("role") instanceof String s ? s : null);
-    } catch (IllegalArgumentException e) {
-      throw HttpError.badRequest(e.getMessage());
-    }
     if (!(b.getValue("targets") instanceof JsonArray arr) || arr.isEmpty()) {
       throw HttpError.badRequest("targets must be a non-empty array of repository names or folders");
     }
-    if (arr.size() > MAX_TARGETS) throw HttpError.badRequest("at most " + MAX_TARGETS + " targets per call, got " + arr.size());
-    Set<String> targets = new LinkedHashSet<>();
+    List<String> raw = new ArrayList<>();
     for (Object o : arr) {
       if (!(o instanceof String t)) throw HttpError.badRequest("targets must be strings, got: " + o);
+      raw.add(t);
+    }
+    return change(b.getValue("principal") instanceof String s ? s : null, b.getValue("role") instanceof String s ? s : null, raw);
+  }
+
+  /** A change from its parts as a client sent them; 400 with the reason when one is invalid. */
+  public static Change change(String principal, String role, List<String> rawTargets) {
+    Principal p;
+    Role r;
+    try {
+      p = Principal.parse(principal);
+      r = Role.parse(role);
+    } catch (IllegalArgumentException e) {
+      throw HttpError.badRequest(e.getMessage());
+    }
+    if (rawTargets.isEmpty()) throw HttpError.badRequest("targets must be a non-empty array of repository names or folders");
+    if (rawTargets.size() > MAX_TARGETS) throw HttpError.badRequest("at most " + MAX_TARGETS + " targets per call, got " + rawTargets.size());
+    Set<String> targets = new LinkedHashSet<>();
+    for (String t : rawTargets) {
       try {
         targets.add(Target.check(t));
       } catch (IllegalArgumentException e) {
         throw HttpError.badRequest(e.getMessage());
       }
     }
-    return new Change(principal, role, List.copyOf(targets));
+    return new Change(p, r, List.copyOf(targets));
   }
 
   /**
@@ -108,14 +119,23 @@ public final class AccessRoutes {
         ctx.fail(e);
         return;
       }
-      BatchTrace trace = BatchTrace.start(telemetry, create, c.principal().toString(), c.role().key(), c.targets().size());
-      readers.submit(() -> trace.during(() -> {
-        AccessStore.BatchResult r = create ? access.store().batchCreate(caller, c.principal(), c.role(), c.targets())
-            : access.store().batchDelete(caller, c.principal(), c.role(), c.targets());
-        if (!r.changed().isEmpty()) access.reload(); // this replica answers with the new rules from the next request on
-        return r;
-      })).andThen(trace::end).onFailure(ctx::fail).onSuccess(r -> answer(ctx, create, c, r));
+      apply(caller, c, create).onFailure(ctx::fail).onSuccess(r -> answer(ctx, create, c, r));
     });
+  }
+
+  /**
+   * Creates ({@code create}) or deletes the bindings of {@code c} for {@code caller}, checked and
+   * written by the store in one transaction: all or nothing. The one implementation behind
+   * {@code bindings:batchCreate}, {@code :batchDelete} and the web application's access page.
+   */
+  public Future<AccessStore.BatchResult> apply(AccessStore.Caller caller, Change c, boolean create) {
+    BatchTrace trace = BatchTrace.start(telemetry, create, c.principal().toString(), c.role().key(), c.targets().size());
+    return readers.submit(() -> trace.during(() -> {
+      AccessStore.BatchResult r = create ? access.store().batchCreate(caller, c.principal(), c.role(), c.targets())
+          : access.store().batchDelete(caller, c.principal(), c.role(), c.targets());
+      if (!r.changed().isEmpty()) access.reload(); // this replica answers with the new rules from the next request on
+      return r;
+    })).andThen(trace::end);
   }
 
   private static void answer(RoutingContext ctx, boolean create, Change c, AccessStore.BatchResult r) {
@@ -148,19 +168,22 @@ public final class AccessRoutes {
     } catch (IllegalArgumentException e) {
       throw HttpError.badRequest(e.getMessage());
     }
-    caller(ctx).onFailure(ctx::fail).onSuccess(who -> {
-      boolean self = p.equals(Principal.user(who.user()));
-      if (!self && access.grant(who, Role.OWNER, target) == null) {
-        ctx.fail(HttpError.forbidden("checking another principal needs the owner role on " + target));
-        return;
-      }
-      Future<Set<Principal>> as = p.kind() == Principal.Kind.GROUP ? Future.succeededFuture(Set.of(p))
-          : access.subject(new AccessControl.Auth.User(p.name(), null, null)).map(Subject::principals);
-      as.onFailure(ctx::fail).onSuccess(principals -> {
-        Binding b = access.model().grant(principals, role, target);
-        Responses.json(ctx, new JsonObject().put("granted", b != null).put("via", b == null ? null : json(b, target)).encode());
-      });
-    });
+    caller(ctx).compose(who -> check(who, p, role, target)).onFailure(ctx::fail).onSuccess(b -> Responses.json(ctx,
+        new JsonObject().put("granted", b != null).put("via", b == null ? null : json(b, target)).encode()));
+  }
+
+  /**
+   * The binding that grants {@code p} the {@code role} on {@code target}, or null; asked by
+   * {@code who}, about itself, or about anyone on a target it owns (else 403).
+   */
+  public Future<Binding> check(Subject who, Principal p, Role role, String target) {
+    boolean self = !who.anonymous() && p.equals(Principal.user(who.user()));
+    if (!self && access.grant(who, Role.OWNER, target) == null) {
+      return Future.failedFuture(HttpError.forbidden("checking another principal needs the owner role on " + target));
+    }
+    Future<Set<Principal>> as = p.kind() == Principal.Kind.GROUP ? Future.succeededFuture(Set.of(p))
+        : access.subject(new AccessControl.Auth.User(p.name(), null, null)).map(Subject::principals);
+    return as.map(principals -> access.model().grant(principals, role, target));
   }
 
   private void bindings(RoutingContext ctx) {
@@ -183,18 +206,27 @@ public final class AccessRoutes {
 
   private void audit(RoutingContext ctx) {
     int limit = parseLimit(ctx.request().getParam("limit"));
-    caller(ctx).onFailure(ctx::fail).onSuccess(who -> readers.submit(() -> {
-      boolean admin = access.grant(who, Role.OWNER, "/") != null;
+    caller(ctx).compose(who -> audit(who, limit)).onFailure(ctx::fail).onSuccess(entries -> {
       JsonArray out = new JsonArray();
-      for (AccessStore.AuditEntry e : access.store().audit(limit)) {
-        // Owners see the changes on what they own; owners of / see everything.
-        if (!admin && (e.target() == null || access.grant(who, Role.OWNER, e.target()) == null)) continue;
+      for (AccessStore.AuditEntry e : entries) {
         out.add(new JsonObject().put("id", e.id()).put("at", e.at().toString()).put("actor", e.actor())
             .put("action", e.action()).put("principal", e.principal()).put("role", e.role())
             .put("target", e.target()).put("detail", e.detail()));
       }
-      return new JsonObject().put("audit", out);
-    }).onFailure(ctx::fail).onSuccess(j -> Responses.json(ctx, j.encode())));
+      Responses.json(ctx, new JsonObject().put("audit", out).encode());
+    });
+  }
+
+  /** The newest {@code limit} audit entries {@code who} may see: on what it owns; everything for owners of /. */
+  public Future<List<AccessStore.AuditEntry>> audit(Subject who, int limit) {
+    return readers.submit(() -> {
+      boolean admin = access.grant(who, Role.OWNER, "/") != null;
+      List<AccessStore.AuditEntry> out = new ArrayList<>();
+      for (AccessStore.AuditEntry e : access.store().audit(limit)) {
+        if (admin || (e.target() != null && access.grant(who, Role.OWNER, e.target()) != null)) out.add(e);
+      }
+      return out;
+    });
   }
 
   private void whoami(RoutingContext ctx) {

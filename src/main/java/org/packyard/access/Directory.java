@@ -50,6 +50,11 @@ public interface Directory extends AutoCloseable {
   /** The groups of {@code user}; never a failed future. */
   Future<Answer> groups(String user);
 
+  /** The groups the directory has named lately (its cached answers), for suggestions; never blocks. */
+  default Set<String> knownGroups() {
+    return Set.of();
+  }
+
   /** State for /readyz details and logs: reachable, cached users, failures, stale answers served. */
   JsonObject health();
 

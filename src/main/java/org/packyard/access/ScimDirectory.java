@@ -427,6 +427,10 @@ public final class ScimDirectory implements Directory {
     b.register(r);
   }
 
+  public synchronized Set<String> knownGroups() {
+    return cache.groups();
+  }
+
   @Override
   public synchronized JsonObject health() {
     JsonObject d = new JsonObject()
@@ -534,3 +538,4 @@ public final class ScimDirectory implements Directory {
     }
   }
 }
+

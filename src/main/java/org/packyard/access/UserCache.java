@@ -42,4 +42,11 @@ final class UserCache {
   int size() {
     return map.size();
   }
+
+  /** Every group some cached answer named. */
+  Set<String> groups() {
+    Set<String> out = new java.util.TreeSet<>();
+    for (Entry e : map.values()) out.addAll(e.groups());
+    return out;
+  }
 }

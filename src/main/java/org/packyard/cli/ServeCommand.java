@@ -106,7 +106,8 @@ final class ServeCommand implements Callable<Integer> {
     StringBuilder b = new StringBuilder();
     b.append("Packyard is serving on ").append(base).append(" (data in ").append(config.data().toAbsolutePath()).append(")\n");
     if (sample) b.append("No --config given: serving the bundled sample repository.\n");
-    b.append("\nOpen in a browser:\n  ").append(base).append("/\n");
+    b.append("\nOpen in a browser:\n  ").append(base).append("/ui/   (the web application: browse, search, access)\n  ")
+        .append(base).append("/\n");
     b.append("\nTry:\n");
     b.append("  curl ").append(base).append("/readyz\n");
     b.append("  curl ").append(base).append("/api/v1/repositories\n");

@@ -139,6 +139,8 @@ public final class IndexBuilder {
     private int[] headLength = new int[1024];
 
     private final Executor executor;
+    /** The full-text rows ({@link IndexSearch}), one per package, inserted beside the packages table. */
+    private PreparedStatement text;
 
     Primary(Path dir, LongConsumer progress, Executor executor) {
       this.dir = dir;
@@ -162,12 +164,15 @@ public final class IndexBuilder {
           // kind: DepKind ordinal. Flags, versions and descriptions live in the JSON records: the
           // table exists to find packages by dependency name.
           s.execute("CREATE TABLE deps (kind INTEGER, name TEXT, pkgKey INTEGER)");
+          s.execute(IndexSearch.CREATE_TABLE);
         }
         db.setAutoCommit(false);
         try (OutputStream headOut = new BufferedOutputStream(Files.newOutputStream(heads), 1 << 16);
             PreparedStatement pkg = db.prepareStatement(
                 "INSERT INTO packages VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-            PreparedStatement dep = db.prepareStatement("INSERT INTO deps VALUES (?,?,?)")) {
+            PreparedStatement dep = db.prepareStatement("INSERT INTO deps VALUES (?,?,?)");
+            PreparedStatement text = db.prepareStatement(IndexSearch.INSERT)) {
+          this.text = text;
           long[] headPos = {0};
           long t0 = System.nanoTime();
           readFully(source, in -> PrimaryParser.parse(in, m -> {
@@ -179,6 +184,7 @@ public final class IndexBuilder {
           }));
           pkg.executeBatch();
           dep.executeBatch();
+          text.executeBatch();
           millis.put("primary", (System.nanoTime() - t0) / 1_000_000);
         }
         db.commit();
@@ -249,6 +255,11 @@ public final class IndexBuilder {
       pkg.setLong(i++, m.timeBuild());
       setText(pkg, i, m.license());
       pkg.addBatch();
+      text.setInt(1, key);
+      text.setString(2, m.name());
+      setText(text, 3, m.summary());
+      setText(text, 4, m.description());
+      text.addBatch();
       for (DepKind kind : DepKind.values()) {
         for (Dependency d : m.deps(kind)) {
           dep.setInt(1, kind.ordinal());
@@ -261,6 +272,7 @@ public final class IndexBuilder {
       if (key % BATCH == 0) {
         pkg.executeBatch();
         dep.executeBatch();
+        text.executeBatch();
         progress.accept(key);
       }
     }

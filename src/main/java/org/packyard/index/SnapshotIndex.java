@@ -115,6 +115,11 @@ public final class SnapshotIndex implements AutoCloseable {
     return b == null ? null : ContentRef.decode(b);
   }
 
+  /** Package {@code key}'s position in rpm's version order: higher is newer, equal versions share it. */
+  public int rank(int key) {
+    return ranks.get(key);
+  }
+
   /** Visits every distinct package name with the key of its newest package. */
   public void forEachNewest(RecordFile.NameVisitor visitor) {
     packages.forEachName(IndexFiles.BY_NAME, visitor);
@@ -150,6 +155,25 @@ public final class SnapshotIndex implements AutoCloseable {
       for (int i = 0; i < n; i++) keys[i] = (int) hits[i];
       ok = true;
       return keys;
+    } finally {
+      giveBack(c, ok);
+    }
+  }
+
+  /** A read on one of this index's SQLite connections. */
+  @FunctionalInterface
+  interface Read<T> {
+    T apply(Connection c) throws SQLException;
+  }
+
+  /** Runs {@code read} on a pooled read-only connection. Blocking: call from a reader thread. */
+  <T> T read(Read<T> read) throws SQLException {
+    Connection c = borrow();
+    boolean ok = false;
+    try {
+      T t = read.apply(c);
+      ok = true;
+      return t;
     } finally {
       giveBack(c, ok);
     }

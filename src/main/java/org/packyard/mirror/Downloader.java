@@ -348,6 +348,11 @@ public final class Downloader implements AutoCloseable {
   }
 
   /** Per-host transfer state now: limit, in flight, queued, throttles, retries. */
+  /** Bytes stored into the blob store by downloads since this downloader started. */
+  public long bytesDownloaded() {
+    return bytes.get();
+  }
+
   public List<HostStats> stats() {
     return dispatcher.stats();
   }

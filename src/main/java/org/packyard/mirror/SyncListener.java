@@ -6,6 +6,37 @@ import java.util.List;
 public interface SyncListener {
   SyncListener NONE = new SyncListener() {};
 
+  /** Tells {@code a}, then {@code b}. */
+  static SyncListener both(SyncListener a, SyncListener b) {
+    if (b == NONE) return a;
+    if (a == NONE) return b;
+    return new SyncListener() {
+      @Override
+      public void phase(String repository, String phase, String detail) {
+        a.phase(repository, phase, detail);
+        b.phase(repository, phase, detail);
+      }
+
+      @Override
+      public void files(String repository, int done, int total) {
+        a.files(repository, done, total);
+        b.files(repository, done, total);
+      }
+
+      @Override
+      public void packages(String repository, long count) {
+        a.packages(repository, count);
+        b.packages(repository, count);
+      }
+
+      @Override
+      public void downloads(String repository, long done, long total, List<HostStats> hosts) {
+        a.downloads(repository, done, total, hosts);
+        b.downloads(repository, done, total, hosts);
+      }
+    };
+  }
+
   /** A phase starts: {@code repomd}, {@code download}, {@code index}, {@code packages}, {@code publish}. */
   default void phase(String repository, String phase, String detail) {}
 

@@ -71,6 +71,8 @@ public final class Syncer implements AutoCloseable {
   private volatile java.util.function.BiConsumer<String, String> onFailure = (repo, message) -> {};
   private final SyncMeters meters;
   private final SyncGate gate;
+  /** Told about every sync besides its caller's listener (the web application's live progress). */
+  private volatile SyncListener observer = SyncListener.NONE;
 
   /** A syncer with its own {@link Downloader} on Vert.x timers, downloading every listed package. */
   public Syncer(Vertx vertx, Upstreams upstreams, BlobStore blobs, SnapshotStore snapshots, StateStore state,
@@ -122,6 +124,18 @@ public final class Syncer implements AutoCloseable {
     return downloader;
   }
 
+  /** Also tells {@code l} about every sync from now on, whoever started it. */
+  public void observe(SyncListener l) {
+    observer = Objects.requireNonNull(l, "listener");
+  }
+
+  /** True while a sync of {@code repository} runs. */
+  public boolean running(String repository) {
+    synchronized (running) {
+      return running.containsKey(repository);
+    }
+  }
+
   /** Syncs {@code repo} once; joins the running sync of the same repository if there is one. */
   public Future<SyncResult> sync(RepositoryConfig repo, SyncListener listener) {
     synchronized (running) {
@@ -129,7 +143,7 @@ public final class Syncer implements AutoCloseable {
       if (r != null) return r;
       Promise<SyncResult> p = Promise.promise();
       running.put(repo.name(), p.future());
-      gated(repo, listener).onComplete(ar -> {
+      gated(repo, SyncListener.both(listener, observer)).onComplete(ar -> {
         synchronized (running) {
           running.remove(repo.name());
         }

@@ -30,6 +30,9 @@ import org.packyard.mirror.Syncer;
 import org.packyard.observe.EventLoopDelay;
 import org.packyard.observe.HttpObserver;
 import org.packyard.observe.Telemetry;
+import org.packyard.search.PackageSearch;
+import org.packyard.search.SearchRoutes;
+import org.packyard.ui.UiRoutes;
 
 /**
  * Wires one Packyard process: stores, catalog, syncer and the HTTP routes of every feature, served
@@ -56,6 +59,9 @@ public final class PackyardServer implements AutoCloseable {
   private final Telemetry telemetry;
   private final boolean ownsTelemetry;
   private final List<FastPath> fastPaths;
+  private final PackageSearch search;
+  /** One web application for all event loops: its sessions are shared by every connection. */
+  private final UiRoutes ui;
 
   private PackyardServer(Vertx vertx, Services services, boolean ownsTelemetry) {
     this.vertx = vertx;
@@ -78,6 +84,8 @@ public final class PackyardServer implements AutoCloseable {
     this.fastPaths = List.of(
         new FastPath("GET /{branch}/{pkg|srcpkg|files|changelog}/{name}", mdapi::serveFast),
         new FastPath("GET /repos/{name}/{file}", onDemandContent::serveFast));
+    this.search = new PackageSearch(catalog, services.access);
+    this.ui = new UiRoutes(services, readers, search, new AccessRoutes(services.access, readers, telemetry));
   }
 
   /** Opens the stores, maps the published snapshots and starts listening. */
@@ -179,6 +187,8 @@ public final class PackyardServer implements AutoCloseable {
         .stateReachable(services.database::reachable).mount(router);
     new AccessRoutes(services.access, readers, telemetry).mount(router);
     new FeedRoutes(services.feed, services.access, config, readers).mount(router);
+    new SearchRoutes(search, services.access, readers).mount(router);
+    ui.mount(router);
     mdapi.mount(router);
     router.route().setName("failure handler").failureHandler(ErrorMapper::handle);
     for (int status : new int[] {400, 404, 405, 413, 414, 500, 503}) {

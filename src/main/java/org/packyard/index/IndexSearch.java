@@ -1,0 +1,198 @@
+package org.packyard.index;
+
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Package search inside one snapshot index, in three tiers: the package named exactly like the
+ * query (a hash lookup in {@code packages.bin}), names that start with it (the {@code packages_name}
+ * B-tree), then full-text matches of its words over name, summary and description, ranked by
+ * BM25 (an FTS5 table in {@code index.sqlite}, written by {@link IndexBuilder} with the snapshot).
+ * Every hit is one package name, shown by its newest package. Blocking: run on a reader thread.
+ *
+ * <pre>{@code
+ * IndexSearch.Query q = IndexSearch.Query.parse("http server");
+ * List<IndexSearch.Hit> hits = IndexSearch.search(index, q, 20);   // exact, prefix, then text
+ * }</pre>
+ */
+public final class IndexSearch {
+  /** Contentless: the words are indexed, the text itself stays in the records and the packages table. */
+  static final String CREATE_TABLE = "CREATE VIRTUAL TABLE search USING fts5(name, summary, description,"
+      + " content='', tokenize='unicode61 remove_diacritics 2')";
+  static final String INSERT = "INSERT INTO search (rowid, name, summary, description) VALUES (?,?,?,?)";
+  /** A word in the name weighs most, then the summary, then the description. */
+  /** Materialized: bm25() works only in a query over the FTS table itself, not once flattened into the join. */
+  private static final String TEXT = "WITH s AS MATERIALIZED"
+      + " (SELECT rowid AS k, bm25(search, 10.0, 4.0, 1.0) AS r FROM search WHERE search MATCH ?)"
+      + " SELECT p.name, min(s.r) AS score FROM s JOIN packages p ON p.pkgKey = s.k"
+      + " GROUP BY p.name ORDER BY score, p.name LIMIT ?";
+  private static final String PREFIX = "SELECT DISTINCT name FROM packages WHERE name > ? AND name < ? ORDER BY name LIMIT ?";
+  private static final String ROW = "SELECT arch, epoch, version, release, summary FROM packages WHERE pkgKey = ?";
+  private static final String MAX_CHAR = Character.toString(Character.MAX_CODE_POINT);
+  private static final Pattern NON_WORD = Pattern.compile("[^\\p{L}\\p{N}]+");
+  public static final int MAX_QUERY = 200;
+  private static final int MAX_WORDS = 16;
+
+  private IndexSearch() {}
+
+  /** How a hit matched, best first. */
+  public enum Tier {
+    NAME, PREFIX, TEXT;
+
+    public String key() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  /** A search: the text as typed (for name matches) and its words (for the full-text match). */
+  public record Query(String text, List<String> words) {
+    /** Parses what a person typed; throws with the reason when it is empty or too long. */
+    public static Query parse(String raw) {
+      String t = raw == null ? "" : raw.strip();
+      if (t.isEmpty()) throw new IllegalArgumentException("q must not be empty");
+      if (t.length() > MAX_QUERY) throw new IllegalArgumentException("q must be at most " + MAX_QUERY + " characters, got " + t.length());
+      for (int i = 0; i < t.length(); i++) {
+        if (Character.isISOControl(t.charAt(i))) throw new IllegalArgumentException("q must not contain control characters");
+      }
+      List<String> words = new ArrayList<>();
+      for (String w : NON_WORD.split(t)) if (!w.isEmpty() && words.size() < MAX_WORDS) words.add(w);
+      return new Query(t, List.copyOf(words));
+    }
+
+    /** Every word must match; the last one may be the start of a word (people are still typing). */
+    String match() {
+      StringBuilder b = new StringBuilder();
+      for (int i = 0; i < words.size(); i++) {
+        if (i > 0) b.append(' ');
+        b.append('"').append(words.get(i)).append('"'); // words are letters and digits: nothing to escape
+        if (i == words.size() - 1) b.append('*');
+      }
+      return b.toString();
+    }
+  }
+
+  /** One package name that matched, with what its newest package says about itself. */
+  public record Hit(Tier tier, String name, int key, double score, String arch, String evr, String summary) {}
+
+  /**
+   * Up to {@code limit} names of each tier, best first; a name appears once, in its best tier.
+   * A snapshot indexed before full-text search existed answers the name tiers only.
+   */
+  public static List<Hit> search(SnapshotIndex index, Query q, int limit) throws SQLException {
+    return index.read(c -> {
+      List<Hit> out = new ArrayList<>();
+      Set<String> seen = new HashSet<>();
+      try (PreparedStatement row = c.prepareStatement(ROW)) {
+        int exact = index.newest(q.text().getBytes(StandardCharsets.UTF_8));
+        if (exact > 0) {
+          out.add(hit(row, Tier.NAME, q.text(), exact, 0));
+          seen.add(q.text());
+        }
+        List<String> prefixed = new ArrayList<>();
+        try (PreparedStatement st = c.prepareStatement(PREFIX)) {
+          st.setString(1, q.text());
+          st.setString(2, q.text() + MAX_CHAR);
+          st.setInt(3, limit);
+          try (ResultSet rs = st.executeQuery()) {
+            while (rs.next()) prefixed.add(rs.getString(1));
+          }
+        }
+        for (String n : prefixed) {
+          int k = index.newest(n.getBytes(StandardCharsets.UTF_8));
+          if (k > 0 && seen.add(n)) out.add(hit(row, Tier.PREFIX, n, k, 0));
+        }
+        if (!q.words().isEmpty()) text(c, row, index, q, limit, seen, out);
+      }
+      return out;
+    });
+  }
+
+  private static void text(Connection c, PreparedStatement row, SnapshotIndex index, Query q, int limit, Set<String> seen,
+      List<Hit> out) throws SQLException {
+    try (PreparedStatement st = c.prepareStatement(TEXT)) {
+      st.setString(1, q.match());
+      st.setInt(2, limit + seen.size()); // names of the first tiers are skipped here
+      int added = 0;
+      try (ResultSet rs = st.executeQuery()) {
+        while (rs.next() && added < limit) {
+          String n = rs.getString(1);
+          if (!seen.add(n)) continue;
+          int k = index.newest(n.getBytes(StandardCharsets.UTF_8));
+          if (k > 0) {
+            out.add(hit(row, Tier.TEXT, n, k, rs.getDouble(2)));
+            added++;
+          }
+        }
+      }
+    } catch (SQLException e) {
+      if (e.getMessage() == null || !e.getMessage().contains("no such table")) throw e;
+      // an index from before full-text search: the name tiers are all it can answer
+    }
+  }
+
+  private static Hit hit(PreparedStatement row, Tier tier, String name, int key, double score) throws SQLException {
+    row.setInt(1, key);
+    try (ResultSet rs = row.executeQuery()) {
+      if (!rs.next()) return new Hit(tier, name, key, score, null, null, null);
+      String epoch = rs.getString(2);
+      String evr = (epoch == null || epoch.equals("0") ? "" : epoch + ":") + rs.getString(3) + "-" + rs.getString(4);
+      return new Hit(tier, name, key, score, rs.getString(1), evr, rs.getString(5));
+    }
+  }
+
+  /** One package of a name: its key and the facts the packages table holds beside the records. */
+  public record Row(int key, String arch, String evr, String license, long sizePackage, long sizeInstalled,
+      long timeBuild, String locationHref) {}
+
+  /** Every package named {@code name} (each version and arch), newest first in rpm's order. */
+  public static List<Row> packagesNamed(SnapshotIndex index, String name) throws SQLException {
+    return index.read(c -> {
+      List<Row> out = new ArrayList<>();
+      try (PreparedStatement st = c.prepareStatement("SELECT pkgKey, arch, epoch, version, release, rpm_license,"
+          + " size_package, size_installed, time_build, location_href FROM packages WHERE name = ?")) {
+        st.setString(1, name);
+        try (ResultSet rs = st.executeQuery()) {
+          while (rs.next()) {
+            String epoch = rs.getString(3);
+            String evr = (epoch == null || epoch.equals("0") ? "" : epoch + ":") + rs.getString(4) + "-" + rs.getString(5);
+            out.add(new Row(rs.getInt(1), rs.getString(2), evr, rs.getString(6), rs.getLong(7), rs.getLong(8),
+                rs.getLong(9), rs.getString(10)));
+          }
+        }
+      }
+      out.sort((a, b) -> Integer.compare(index.rank(b.key()), index.rank(a.key())));
+      return out;
+    });
+  }
+
+  /**
+   * Distinct package names in name order, those containing {@code contains} (null or empty: all),
+   * skipping {@code offset}, at most {@code limit}.
+   */
+  public static List<String> names(SnapshotIndex index, String contains, int offset, int limit) throws SQLException {
+    boolean filter = contains != null && !contains.isEmpty();
+    return index.read(c -> {
+      List<String> out = new ArrayList<>();
+      try (PreparedStatement st = c.prepareStatement("SELECT DISTINCT name FROM packages"
+          + (filter ? " WHERE instr(name, ?) > 0" : "") + " ORDER BY name LIMIT ? OFFSET ?")) {
+        int i = 1;
+        if (filter) st.setString(i++, contains);
+        st.setInt(i++, limit);
+        st.setInt(i, offset);
+        try (ResultSet rs = st.executeQuery()) {
+          while (rs.next()) out.add(rs.getString(1));
+        }
+      }
+      return out;
+    });
+  }
+}
