@@ -170,6 +170,11 @@ final class BrowsePages {
   }
 
   private void repoOrPackage(RoutingContext ctx) {
+    // Credentials first: bad ones are refused alike whether the name exists or not.
+    web.visitor(ctx).onFailure(ctx::fail).onSuccess(v -> repoOrPackage(ctx, v));
+  }
+
+  private void repoOrPackage(RoutingContext ctx, Web.Visitor visitor) {
     String rest = ctx.request().path().substring(REPOS.length());
     if (catalog.config().repository(rest) != null) {
       repo(ctx, rest);

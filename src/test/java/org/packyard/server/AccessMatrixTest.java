@@ -187,6 +187,56 @@ class AccessMatrixTest {
           head("/{branch}/provides/hello").readAccess(200, 400, 400),
           get("/{branch}/pkg/%ff").readAccess(400, 400, 400),
           get("/{branch}/nokind/hello").readAccess(404, 404, 404)),
+      entry("GET /api/v1/search",
+          get("/api/v1/search?q=hello").status(200, 200, 200, 200).mentions(NO, NO, YES, YES),
+          get("/api/v1/search?q=hello&limit=1").status(200, 200, 200, 200),
+          get("/api/v1/search?q=hello&cursor=not-a-cursor").status(400, 400, 400, 400).mentions(NO, NO, NO, NO)),
+      entry("* /ui/", "sets the web application's security headers on every /ui/ answer and passes it on; it answers no request of its own"),
+      entry("GET /ui",
+          get("/ui").status(301, 301, 301, 301).mentions(NO, NO, NO, NO)),
+      entry("GET,HEAD /ui/static/:file",
+          get("/ui/static/htmx.min.js").status(200, 200, 200, 200).mentions(NO, NO, NO, NO),
+          head("/ui/static/favicon.svg").status(200, 200, 200, 200),
+          get("/ui/static/nothing.js").status(404, 404, 404, 404)),
+      entry("GET /ui/",
+          get("/ui/").status(200, 200, 200, 200).mentions(NO, NO, YES, YES)),
+      entry("GET /ui/search",
+          get("/ui/search?q=hello").status(200, 200, 200, 200).mentions(NO, NO, YES, YES)),
+      entry("POST /ui/repos/.+:sync",
+          // no CSRF token: refused before anything else, the same for every target
+          post("/ui/repos/{repo}:sync", "").sameForEveryTarget(403, 403, 403, 403)),
+      entry("GET /ui/repos/.+:events",
+          get("/ui/repos/{repo}:events").readAccess(200, 404, 404)),
+      entry("GET /ui/repos/.+",
+          get("/ui/repos/{repo}").readAccess(200, 404, 404),
+          get("/ui/repos/{repo}?q=hel").readAccess(200, 404, 404),
+          get("/ui/repos/{repo}/packages/hello").readAccess(200, 404, 404),
+          get("/ui/repos/{repo}/packages/nothing").readAccess(404, 404, 404)),
+      entry("GET /ui/login",
+          get("/ui/login").status(200, 200, 200, 200).mentions(NO, NO, NO, NO)),
+      entry("POST /ui/login",
+          post("/ui/login", "").status(403, 403, 403, 403).mentions(NO, NO, NO, NO)),
+      entry("POST /ui/logout",
+          post("/ui/logout", "").status(403, 403, 403, 403).mentions(NO, NO, NO, NO)),
+      entry("GET /ui/access",
+          get("/ui/access").status(401, 200, 200, 200).mentions(NO, NO, YES, YES)),
+      entry("GET /ui/access/principals",
+          get("/ui/access/principals?principal=user:").status(401, 200, 200, 200)),
+      entry("POST /ui/access:revoke",
+          post("/ui/access:revoke", "").status(401, 403, 403, 403).mentions(NO, NO, NO, NO)),
+      entry("POST /ui/access",
+          post("/ui/access", "").status(401, 403, 403, 403).mentions(NO, NO, NO, NO)),
+      entry("GET /ui/check",
+          get("/ui/check").status(401, 200, 200, 200).mentions(NO, NO, NO, NO),
+          get("/ui/check?principal=user:eve&role=viewer&target={repo}").sameForEveryTarget(401, 200, 403, 200)),
+      entry("GET /ui/tokens",
+          get("/ui/tokens").status(401, 200, 200, 200).mentions(NO, NO, NO, NO)),
+      entry("POST /ui/tokens",
+          post("/ui/tokens", "").status(401, 403, 403, 403).mentions(NO, NO, NO, NO)),
+      entry("POST /ui/tokens:revoke",
+          post("/ui/tokens:revoke", "").status(401, 403, 403, 403).mentions(NO, NO, NO, NO)),
+      entry("GET /ui/audit",
+          get("/ui/audit").status(401, 200, 200, 200).mentions(NO, NO, NO, YES)),
       entry("* failure handler", "turns every route's failures into answers; it answers no request of its own"),
       entry("fast GET /{branch}/{pkg|srcpkg|files|changelog}/{name}",
           get("/{branch}/pkg/hello").readAccess(200, 400, 400),
@@ -338,19 +388,32 @@ class AccessMatrixTest {
         String what = t == Target.PRIVATE ? "private" : "unpublished private";
         assertThat(hidden.statusCode()).as("%s by %s: %s vs missing status", p, who, what).isEqualTo(missing.statusCode());
         assertThat(headers(hidden, true)).as("%s by %s: %s vs missing headers", p, who, what).isEqualTo(headers(missing, false));
-        assertThat(new String(swap(hidden.body()), StandardCharsets.ISO_8859_1)).as("%s by %s: %s vs missing body", p, who, what)
-            .isEqualTo(new String(missing.body(), StandardCharsets.ISO_8859_1));
+        assertThat(unrandom(new String(swap(hidden.body()), StandardCharsets.ISO_8859_1))).as("%s by %s: %s vs missing body", p, who, what)
+            .isEqualTo(unrandom(new String(missing.body(), StandardCharsets.ISO_8859_1)));
       }
     }
   }
 
-  /** Every header (lower-case names), with the private names swapped for the missing ones. */
+  /**
+   * Every header (lower-case names), with the private names swapped for the missing ones. The web
+   * application's CSRF cookie is a fresh random value on every answer, whatever the target: its
+   * value is masked, its presence and attributes still compare.
+   */
   static Map<String, List<String>> headers(HttpResponse<byte[]> r, boolean swap) {
     Map<String, List<String>> out = new TreeMap<>();
     r.headers().map().forEach((k, v) -> out.put(k.toLowerCase(Locale.ROOT),
-        v.stream().map(x -> swap ? new String(swap(x.getBytes(StandardCharsets.ISO_8859_1)), StandardCharsets.ISO_8859_1) : x).toList()));
+        v.stream().map(x -> swap ? new String(swap(x.getBytes(StandardCharsets.ISO_8859_1)), StandardCharsets.ISO_8859_1) : x)
+            .map(x -> CSRF_COOKIE.matcher(x).replaceFirst("packyard_csrf=***;")).toList()));
     return out;
   }
+
+  /** A page's form carries the visitor's CSRF token, random per visitor and answer, never per target: masked. */
+  static String unrandom(String body) {
+    return CSRF_FIELD.matcher(body).replaceAll("name=\"csrf\" value=\"***\"");
+  }
+
+  static final Pattern CSRF_FIELD = Pattern.compile("name=\"csrf\" value=\"[^\"]*\"");
+  static final Pattern CSRF_COOKIE = Pattern.compile("^packyard_csrf=[^;]*;");
 
   static byte[] swap(byte[] body) {
     String s = new String(body, StandardCharsets.ISO_8859_1);
@@ -368,8 +431,9 @@ class AccessMatrixTest {
       String path = p.path(t);
       int q = path.indexOf('?');
       if (q >= 0) path = path.substring(0, q);
-      boolean ok = route.isRegexPath() ? Pattern.matches(route.getName(), path)
-          : route.getPath() == null || route.getPath().equals(path);
+      // a path with parameters (/ui/static/:file) is a regex path to Vert.x, named as written
+      boolean ok = route.isRegexPath() ? Pattern.matches(route.getName().replaceAll("/:[A-Za-z]+", "/[^/]+"), path)
+          : route.getPath() == null || Pattern.matches(route.getPath().replaceAll(":[A-Za-z]+", "[^/]+"), path);
       if (!ok) return false;
     }
     return true;
@@ -382,7 +446,32 @@ class AccessMatrixTest {
     if (auth != null) b.header("Authorization", auth);
     if (body != null) b.header("Content-Type", "application/json");
     headers.forEach(b::header);
-    return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
+    return HTTP.send(b.build(), info -> info.headers().firstValue("content-type").orElse("").startsWith("text/event-stream")
+        ? headersOnly() : HttpResponse.BodySubscribers.ofByteArray());
+  }
+
+  /** A live event stream never ends: its status and headers are the answer, and the stream is closed. */
+  static HttpResponse.BodySubscriber<byte[]> headersOnly() {
+    return new HttpResponse.BodySubscriber<>() {
+      @Override
+      public java.util.concurrent.CompletionStage<byte[]> getBody() {
+        return java.util.concurrent.CompletableFuture.completedStage(new byte[0]);
+      }
+
+      @Override
+      public void onSubscribe(java.util.concurrent.Flow.Subscription s) {
+        s.cancel();
+      }
+
+      @Override
+      public void onNext(List<java.nio.ByteBuffer> item) {}
+
+      @Override
+      public void onError(Throwable t) {}
+
+      @Override
+      public void onComplete() {}
+    };
   }
 
   /** One route's expected behaviour: the requests that exercise it, or why it has none. */
