@@ -60,7 +60,9 @@ public final class Browser implements AutoCloseable {
     ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(new File(CHROMEDRIVER))
         .usingAnyFreePort().build();
     ChromeDriver d = new ChromeDriver(service, o);
-    d.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(30)).scriptTimeout(Duration.ofSeconds(10));
+    // A form's navigation may still be under way when the next element is looked up: wait for it.
+    d.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(30)).scriptTimeout(Duration.ofSeconds(10))
+        .implicitlyWait(Duration.ofSeconds(10));
     return new Browser(d, profile);
   }
 
@@ -89,6 +91,12 @@ public final class Browser implements AutoCloseable {
     Path p = SCREENSHOTS.resolve(name + ".png");
     Files.write(p, driver.getScreenshotAs(OutputType.BYTES));
     return p;
+  }
+
+  /** Waits until the page's first {@code h1} reads {@code text} (after a click that navigates). */
+  public void awaitHeading(String text) {
+    new org.openqa.selenium.support.ui.WebDriverWait(driver, Duration.ofSeconds(15))
+        .until(org.openqa.selenium.support.ui.ExpectedConditions.textToBe(org.openqa.selenium.By.tagName("h1"), text));
   }
 
   public void size(int width, int height) {

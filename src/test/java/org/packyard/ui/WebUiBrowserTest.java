@@ -90,16 +90,19 @@ class WebUiBrowserTest {
 
   static void login(String token) {
     browser.get(url("/ui/login"));
-    if (!browser.driver.findElements(By.cssSelector(".who form button")).isEmpty()) {
+    if (Boolean.TRUE.equals(browser.js("return document.querySelector('.who form button') !== null"))) {
       logout();
       browser.get(url("/ui/login"));
     }
     browser.driver.findElement(By.id("token")).sendKeys(token);
     browser.driver.findElement(By.cssSelector("main form button[type=submit]")).click();
+    new org.openqa.selenium.support.ui.WebDriverWait(browser.driver, Duration.ofSeconds(15))
+        .until(d -> !d.getCurrentUrl().endsWith("/ui/login") || !d.findElements(By.cssSelector("p.error")).isEmpty());
   }
 
   static void logout() {
     browser.driver.findElement(By.cssSelector(".who form button")).click();
+    browser.awaitHeading("Repositories");
   }
 
   static String sessionCookie() {
@@ -151,6 +154,7 @@ class WebUiBrowserTest {
     WebElement q = browser.driver.findElement(By.id("q"));
     q.sendKeys("versioned");
     q.submit();
+    browser.awaitHeading("Search");
     List<WebElement> results = browser.driver.findElements(By.cssSelector("ol.results li"));
     assertThat(results).hasSize(1); // the private copies of the package are not for anonymous eyes
     assertThat(results.get(0).getText()).contains("packyard-tools", "pub/sample", "text");
@@ -158,7 +162,7 @@ class WebUiBrowserTest {
     browser.assertNoConsoleErrors("/ui/search");
 
     results.get(0).findElement(By.cssSelector("a.pkg")).click();
-    assertThat(browser.driver.findElement(By.tagName("h1")).getText()).isEqualTo("packyard-tools");
+    browser.awaitHeading("packyard-tools");
     assertThat(browser.driver.findElement(By.cssSelector("article.version h2")).getText()).isEqualTo("1:0.9-3.noarch");
     assertThat(browser.driver.findElement(By.id("install")).getAttribute("value")).isEqualTo("dnf install packyard-tools");
     assertThat(browser.driver.findElement(By.tagName("main")).getText()).contains("versioned dependency", "MIT");
@@ -166,7 +170,7 @@ class WebUiBrowserTest {
     browser.assertNoConsoleErrors("package page");
 
     browser.driver.findElement(By.cssSelector(".crumbs a")).click();
-    assertThat(browser.driver.findElement(By.tagName("h1")).getText()).isEqualTo("pub/sample");
+    browser.awaitHeading("pub/sample");
     assertThat(browser.driver.findElements(By.cssSelector("ul.pkglist a")).stream().map(WebElement::getText).toList())
         .containsExactly("packyard-hello", "packyard-hello-doc", "packyard-tools");
     browser.screenshot("repository");
@@ -299,6 +303,9 @@ class WebUiBrowserTest {
     browser.get(url("/ui/tokens"));
     assertThat(browser.driver.findElement(By.tagName("main")).getText()).as("shown once").doesNotContain(secret).contains("ci job");
     browser.driver.findElement(By.cssSelector("button[aria-label='Revoke token ci job']")).click();
+    // the answer to the revoke (it reloads the access model before it is sent) is the page saying so
+    new org.openqa.selenium.support.ui.WebDriverWait(browser.driver, Duration.ofSeconds(15))
+        .until(d -> d.findElement(By.tagName("main")).getText().contains("revoked."));
     assertThat(ac.authenticate("Bearer " + secret)).isInstanceOf(AccessControl.Auth.Invalid.class);
 
     browser.get(url("/ui/audit?q=support"));
