@@ -178,7 +178,7 @@ public final class PackyardServer implements AutoCloseable {
   Router router() {
     Router router = Router.router(vertx);
     new ProbeRoutes(catalog, () -> services.access.health().put("state", services.database.health()).put("blobs", services.blobs.health().json()), draining::get, services.access)
-        .degradedWhen(() -> !services.database.reachable()).mount(router);
+        .degradedWhen(() -> !services.database.reachable() || !services.blobs.health().available()).mount(router);
     new HomePage(catalog, services.access).mount(router);
     new Metrics(telemetry, services.access, config).mount(router);
     new PackagesApi(catalog, services.access, readers, slots).mount(router);
