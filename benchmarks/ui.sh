@@ -53,7 +53,7 @@ s=$(now)
 PACKYARD_JAVA_OPTS="-Xmx512m -XX:+UseParallelGC" "$root/packyard" sync --config "$work/packyard.yaml" synth/f75 >/dev/null 2>"$work/sync.log"
 sync_s=$(secs "$s" "$(now)")
 "$root/packyard" sync --config "$work/packyard.yaml" team/private >/dev/null 2>>"$work/sync.log"
-index_mb=$(du -m "$work"/data/repos/synth/f75/snapshots/*/index/index.sqlite | awk '{print $1}' | head -1)
+index_mb=$(du -m "$work"/data/repos/synth+f75/snapshots/*/index/index.sqlite | awk '{print $1}' | head -1)
 token=$("$root/packyard" admin --config "$work/packyard.yaml" bootstrap alice 2>/dev/null | grep -o 'pky_[A-Za-z0-9_-]*' | head -1)
 [ -n "$token" ] || { echo "bootstrap printed no token" >&2; exit 1; }
 "$root/packyard" serve --config "$work/packyard.yaml" >"$work/serve.log" 2>&1 &
