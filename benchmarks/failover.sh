@@ -18,7 +18,7 @@ log "failover: $rounds rounds"
   || { tail -50 "$work/mvn.log" >&2; exit 1; }
 takeovers=$(awk '{print $2/1000}' "$work/rounds.txt")
 published=$(awk '{print $3/1000}' "$work/rounds.txt")
-out="$work/section.md"
+out="$root/benchmarks/results/failover.md"
 {
   echo "#### Failover figures ($(date -u +%Y-%m-%dT%H:%MZ))"
   echo
