@@ -207,7 +207,10 @@ class WebUiBrowserTest {
     for (int i = 0; i < 15 && !"q".equals(browser.js("return document.activeElement.id")); i++) keys.sendKeys(Keys.TAB).perform();
     assertThat(browser.js("return document.activeElement.id")).isEqualTo("q");
     keys.sendKeys("packyard-hello").sendKeys(Keys.ENTER).perform();
-    assertThat(browser.driver.getCurrentUrl()).contains("/ui/search?q=packyard-hello");
+    // Enter submits the form: wait for that navigation, then look at the page it led to
+    new org.openqa.selenium.support.ui.WebDriverWait(browser.driver, Duration.ofSeconds(15))
+        .until(org.openqa.selenium.support.ui.ExpectedConditions.urlContains("/ui/search?q=packyard-hello"));
+    browser.awaitHeading("Search");
     assertThat(browser.driver.findElement(By.cssSelector("ol.results li")).getText()).contains("packyard-hello", "name");
     browser.assertNoConsoleErrors("keyboard search");
   }
