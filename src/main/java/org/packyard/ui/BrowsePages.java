@@ -107,8 +107,12 @@ final class BrowsePages {
   }
 
   private void page(RoutingContext ctx, Render render) {
-    web.visitor(ctx).compose(v -> readers.submit(() -> render.apply(v)))
-        .onFailure(ctx::fail).onSuccess(b -> Web.send(ctx, 200, b));
+    web.visitor(ctx).onFailure(ctx::fail).onSuccess(v -> page(ctx, v, render));
+  }
+
+  /** Renders for {@code v}, already known, on the reader pool. */
+  private void page(RoutingContext ctx, Web.Visitor v, Render render) {
+    readers.submit(() -> render.apply(v)).onFailure(ctx::fail).onSuccess(b -> Web.send(ctx, 200, b));
   }
 
   private Model.RepoRow row(RepositoryConfig r) {
@@ -171,13 +175,19 @@ final class BrowsePages {
 
   private void repoOrPackage(RoutingContext ctx) {
     // Credentials first: bad ones are refused alike whether the name exists or not.
-    web.visitor(ctx).onFailure(ctx::fail).onSuccess(v -> repoOrPackage(ctx, v));
+    web.visitor(ctx).onFailure(ctx::fail).onSuccess(v -> {
+      try {
+        repoOrPackage(ctx, v);
+      } catch (RuntimeException e) { // a bad name or parameter, thrown off the router's own call
+        ctx.fail(e);
+      }
+    });
   }
 
   private void repoOrPackage(RoutingContext ctx, Web.Visitor visitor) {
     String rest = ctx.request().path().substring(REPOS.length());
     if (catalog.config().repository(rest) != null) {
-      repo(ctx, rest);
+      repo(ctx, visitor, rest);
       return;
     }
     int at = rest.lastIndexOf("/packages/");
@@ -187,16 +197,19 @@ final class BrowsePages {
     }
     String pkg = PathSegments.string(PathSegments.decode(rest.substring(at + "/packages/".length()), "the package name"));
     if (pkg.indexOf('/') >= 0) throw HttpError.notFound("Not Found");
-    packagePage(ctx, rest.substring(0, at), pkg);
+    packagePage(ctx, visitor, rest.substring(0, at), pkg);
   }
 
-  private void repo(RoutingContext ctx, String name) {
+  private void repo(RoutingContext ctx, Web.Visitor visitor, String name) {
     String q = ctx.request().getParam("q") == null ? "" : ctx.request().getParam("q").strip();
-    int from = Format.nonNegative(ctx.request().getParam("from"), "from");
+    String rawFrom = ctx.request().getParam("from");
     String base = Web.base(ctx);
-    page(ctx, v -> {
+    page(ctx, visitor, v -> {
       RepositoryConfig r = readable(v, name);
       if (r == null) throw HttpError.notFound("Not Found");
+      // parameters are read only for a repository the visitor may see: a bad one must not tell a
+      // hidden repository from a missing one
+      int from = Format.nonNegative(rawFrom, "from");
       Served s = catalog.view().repository(name);
       List<Model.SnapshotRow> snaps = new ArrayList<>();
       try {
@@ -267,8 +280,8 @@ final class BrowsePages {
     });
   }
 
-  private void packagePage(RoutingContext ctx, String repo, String pkg) {
-    page(ctx, v -> {
+  private void packagePage(RoutingContext ctx, Web.Visitor visitor, String repo, String pkg) {
+    page(ctx, visitor, v -> {
       RepositoryConfig r = readable(v, repo);
       Served s = r == null ? null : catalog.view().repository(repo);
       if (s == null) throw HttpError.notFound("Not Found");
