@@ -104,7 +104,7 @@ final class ServeCommand implements Callable<Integer> {
     if (host.equals("0.0.0.0") || host.equals("::")) host = "127.0.0.1";
     String base = (config.tls() == null ? "http://" : "https://") + (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
     StringBuilder b = new StringBuilder();
-    b.append("Packyard is serving on ").append(base).append(" (data in ").append(config.data().toAbsolutePath()).append(")\n");
+    b.append("Packyard is serving on ").append(base).append(" (data in ").append(config.data().toAbsolutePath().normalize()).append(")\n");
     if (sample) b.append("No --config given: serving the bundled sample repository.\n");
     b.append("\nOpen in a browser:\n  ").append(base).append("/ui/   (the web application: browse, search, access)\n  ")
         .append(base).append("/\n");

@@ -41,6 +41,7 @@ public final class HomePage {
         .append("code,pre{background:#f4f4f4;padding:.1em .3em}table{border-collapse:collapse}")
         .append("td,th{border-bottom:1px solid #ddd;padding:.3em .8em;text-align:left}</style></head><body>")
         .append("<h1>Packyard</h1><p>RPM repository server, version ").append(esc(Version.version())).append(".</p>")
+        .append("<p><a href=\"/ui/\">Open the web application</a>: browse and search packages, manage access.</p>")
         .append("<h2>Repositories</h2><table><tr><th>name</th><th>branch</th><th>channel</th><th>policy</th>")
         .append("<th>snapshot</th><th>packages</th></tr>");
     java.util.List<RepositoryConfig> shown = catalog.config().repositories().stream()

@@ -164,6 +164,11 @@ public final class PackyardServer implements AutoCloseable {
     }
   }
 
+  /** What operators see under {@code /readyz}'s details: the directory, the state database, the blobs. */
+  private io.vertx.core.json.JsonObject readinessDetails() {
+    return services.access.health().put("state", services.database.health()).put("blobs", services.blobs.health().json());
+  }
+
   /** The handlers tried ahead of the router, in order. */
   public List<FastPath> fastPaths() {
     return fastPaths;
@@ -177,7 +182,7 @@ public final class PackyardServer implements AutoCloseable {
   /** The routes of every feature, in the order they are tried. */
   Router router() {
     Router router = Router.router(vertx);
-    new ProbeRoutes(catalog, () -> services.access.health().put("state", services.database.health()).put("blobs", services.blobs.health().json()), draining::get, services.access)
+    new ProbeRoutes(catalog, this::readinessDetails, draining::get, services.access)
         .degradedWhen(() -> !services.database.reachable() || !services.blobs.health().available()).mount(router);
     new HomePage(catalog, services.access).mount(router);
     new Metrics(telemetry, services.access, config).mount(router);

@@ -31,6 +31,7 @@ public final class ProbeRoutes {
   private final Supplier<JsonObject> details;
   private final BooleanSupplier draining;
   private final AccessControl access;
+  private BooleanSupplier degraded = () -> false;
 
   /**
    * {@code details} adds feature-specific readiness facts (for example the directory cache), shown
@@ -43,11 +44,10 @@ public final class ProbeRoutes {
     this.access = access;
   }
 
-  private BooleanSupplier degraded = () -> false;
-
   /**
-   * {@code d} is true while this replica serves read-only (its state database unreachable): the
-   * status says {@code degraded}, still with 200, and operators see why in the details.
+   * {@code d} is true while this replica serves what it has but a back end is unreachable (the
+   * state database: read-only; the blob store: cached blobs only): the status says
+   * {@code degraded}, still with 200, and operators see why in the details.
    */
   public ProbeRoutes degradedWhen(BooleanSupplier d) {
     this.degraded = d;

@@ -72,7 +72,7 @@ class FreshCloneTest {
       for (String u : urls) {
         assertThat(get(http, u).statusCode()).as("GET %s (printed by serve)", u).isEqualTo(200);
       }
-      assertThat(get(http, base + "/").body()).contains("baseurl=" + base + "/repos/sample/");
+      assertThat(get(http, base + "/").body()).contains("baseurl=" + base + "/repos/sample/").contains("href=\"/ui/\"");
 
       installWithDnf(repoSnippet(text));
     } finally {
