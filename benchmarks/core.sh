@@ -21,9 +21,7 @@ while [ $# -gt 0 ]; do
     *) echo "unknown option: $1" >&2; exit 2 ;;
   esac
 done
-for t in wrk nginx sqliterepo_c curl awk; do
-  command -v "$t" >/dev/null || [ -x "/usr/sbin/$t" ] || { echo "benchmarks/core.sh needs $t" >&2; exit 2; }
-done
+needs wrk nginx sqliterepo_c curl awk
 work="${BENCH_WORK:-/tmp/packyard-bench-core}"
 mkdir -p "$work" "$(dirname "$out")"
 pk_port=28181 ngx_port=28182

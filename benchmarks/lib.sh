@@ -25,6 +25,12 @@ machine() {
   model=$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)
   echo "$(nproc) cores ($model), $mem, load average at start $(cut -d' ' -f1-3 /proc/loadavg)"
 }
+needs() { # TOOL...: exits 2 naming the first one missing from PATH (and /usr/sbin, where nginx is)
+  local t
+  for t in "$@"; do
+    command -v "$t" >/dev/null || [ -x "/usr/sbin/$t" ] || { echo "benchmarks/$(basename "$0") needs $t" >&2; exit 2; }
+  done
+}
 wait_ready() { # URL: waits up to 60 s for a 200
   for _ in $(seq 120); do curl -sf -o /dev/null "$1" && return 0; sleep 0.5; done
   echo "not ready: $1" >&2; return 1

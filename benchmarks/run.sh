@@ -26,9 +26,7 @@ while [ $# -gt 0 ]; do
     *) echo "unknown option: $1" >&2; exit 2 ;;
   esac
 done
-for t in wrk nginx curl python3 awk; do
-  command -v "$t" >/dev/null || [ -x "/usr/sbin/$t" ] || { echo "benchmarks/run.sh needs $t" >&2; exit 2; }
-done
+needs wrk nginx curl python3 awk
 export PATH="$PATH:/usr/sbin"
 work="${BENCH_WORK:-/tmp/packyard-bench-suite}"
 mkdir -p "$work" "$(dirname "$out")"

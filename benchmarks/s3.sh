@@ -24,7 +24,7 @@ while [ $# -gt 0 ]; do
     *) echo "unknown option: $1" >&2; exit 2 ;;
   esac
 done
-for t in mvn wrk curl awk; do command -v "$t" >/dev/null || { echo "benchmarks/s3.sh needs $t" >&2; exit 2; }; done
+needs mvn wrk curl awk
 work="${BENCH_WORK:-/tmp/packyard-bench-s3}"
 mkdir -p "$work" "$(dirname "$out")"
 fs_port=28301 s3_port=28302 proxy_port=28303

@@ -23,7 +23,7 @@ while [ $# -gt 0 ]; do
     *) echo "unknown option: $1" >&2; exit 2 ;;
   esac
 done
-for t in mvn git wrk curl awk; do command -v "$t" >/dev/null || { echo "benchmarks/tracing.sh needs $t" >&2; exit 2; }; done
+needs mvn git wrk curl awk
 work="${BENCH_WORK:-/tmp/packyard-bench-tracing}"
 mkdir -p "$work" "$(dirname "$out")"
 on_exit_stop_servers

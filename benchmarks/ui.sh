@@ -21,7 +21,7 @@ while [ $# -gt 0 ]; do
     *) echo "unknown option: $1" >&2; exit 2 ;;
   esac
 done
-for t in wrk curl python3 awk; do command -v "$t" >/dev/null || { echo "benchmarks/ui.sh needs $t" >&2; exit 2; }; done
+needs wrk curl python3 awk
 work="${BENCH_WORK:-/tmp/packyard-bench-ui}"
 mkdir -p "$work" "$(dirname "$out")"
 port=28191
