@@ -23,8 +23,12 @@ public interface SyncGate {
     /** Publishes {@code s} as {@code m}; fails, publishing nothing, when the right was lost. */
     Published publish(SnapshotStore.Staging s, Manifest m) throws IOException;
 
-    /** Gives the right up (after success or failure). */
-    void leave();
+    /**
+     * Gives the right up (after success or failure); completes once it is given up, so that the
+     * next request for the same sync cannot find it still held and take that sync for its own.
+     * Never fails: a right that cannot be given up expires by itself.
+     */
+    Future<Void> leave();
   }
 
   /** Every sync runs here and publishes to the local snapshot store. */
@@ -36,7 +40,9 @@ public interface SyncGate {
       }
 
       @Override
-      public void leave() {}
+      public Future<Void> leave() {
+        return Future.succeededFuture();
+      }
     };
     return repository -> Future.succeededFuture(pass);
   }

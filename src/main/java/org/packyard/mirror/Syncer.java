@@ -169,7 +169,9 @@ public final class Syncer implements AutoCloseable {
                 repo.name() + ": another process ran this sync and published nothing", null)))
                 .map(cur -> new SyncResult(repo.name(), SyncResult.Outcome.UNCHANGED, cur, clock.millis() - start));
           }
-          return run(repo, l, pass).andThen(ar -> pass.leave());
+          // The result is told only once the lease is given up (see Pass.leave).
+          return run(repo, l, pass).transform(ar -> pass.leave().transform(v -> ar.succeeded()
+              ? Future.succeededFuture(ar.result()) : Future.<SyncResult>failedFuture(ar.cause())));
         });
   }
 

@@ -139,13 +139,15 @@ public final class SyncLeases implements SyncGate {
     }
 
     @Override
-    public void leave() {
+    public Future<Void> leave() {
       vertx.cancelTimer(timer);
-      vertx.executeBlocking(() -> {
+      return vertx.<Void>executeBlocking(() -> {
         state.releaseLease(lease);
         return null;
-      }, false).onFailure(e -> LOG.log(Level.WARNING, repository + ": cannot release the sync lease (it expires by itself): "
-          + e.getMessage()));
+      }, false).recover(e -> {
+        LOG.log(Level.WARNING, repository + ": cannot release the sync lease (it expires by itself): " + e.getMessage());
+        return Future.succeededFuture();
+      });
     }
   }
 }
