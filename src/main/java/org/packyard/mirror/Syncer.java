@@ -226,14 +226,17 @@ public final class Syncer implements AutoCloseable {
       if (md.file("primary") == null) throw new SyncException(repo.name() + ": repomd.xml lists no primary", null);
       storeBytes(chosen.bytes(), chosen.sha256());
       return md;
-    }).compose(md -> p.within(() -> signatures(chosen.mirror())).compose(sigs -> {
+    }).compose(md -> {
+      // The signatures and the metadata files at once: one round trip, not two.
+      Future<List<Manifest.FileRef>> sigs = p.within(() -> signatures(chosen.mirror()));
       List<RepoFile> wanted = md.files().stream().filter(f -> !f.isSqliteDatabase()).toList();
       List<FetchItem> items = wanted.stream().map(FetchItem::of).toList();
       l.phase(repo.name(), "download", wanted.size() + " metadata files");
       AtomicInteger done = new AtomicInteger();
-      return p.within(() -> downloader.fetchAll(set, items, item -> l.files(repo.name(), done.incrementAndGet(), items.size())))
-          .compose(shas -> blocking(() -> tree(repo, md, chosen.sha256(), sigs, wanted, shas, l)));
-    }))).compose(tree -> trace.phase("sync.index", p -> blocking(() -> build(repo, tree.md(), tree.wanted(), tree.shas(), l)))
+      Future<List<String>> files = p.within(() -> downloader.fetchAll(set, items, item -> l.files(repo.name(), done.incrementAndGet(), items.size())));
+      return Future.all(sigs, files)
+          .compose(v -> blocking(() -> tree(repo, md, chosen.sha256(), sigs.result(), wanted, files.result(), l)));
+    })).compose(tree -> trace.phase("sync.index", p -> blocking(() -> build(repo, tree.md(), tree.wanted(), tree.shas(), l)))
         .compose(built -> trace.phase("sync.packages", p -> fetchPackages(repo, set, built.staging().indexDir(), l, p))
             .compose(v -> trace.phase("sync.publish", p -> blocking(() -> publish(repo, tree, chosen.sha256(), built, mirrorOrder(set, chosen), l, pass))))
             .recover(e -> blocking(() -> {
