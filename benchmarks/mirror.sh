@@ -2,7 +2,7 @@
 # Mirroring benchmarks (issue: content and mirror engine):
 #  1. mirror N packages from an upstream with 100 ms latency that answers 429 above 16 requests
 #     in flight: Packyard's adaptive downloads against the ideal N x 0.1 s / 16, and against
-#     `dnf reposync` (its default 3 parallel downloads) on the same upstream;
+#     `dnf reposync` (16 parallel downloads, 16 per mirror: its strongest setting here) on the same upstream;
 #  2. mirror REAL packages built by rpmbuild (17 MB, seeded log-normal sizes, incompressible) from
 #     an upstream with 100 ms latency that answers 429 with `Retry-After: 1` above 16 in flight,
 #     ROUNDS times in turn with `dnf reposync` (16 parallel downloads), net of start-up (first
@@ -83,7 +83,7 @@ log "packyard: packages ${pk_pkgs}s (ideal ${ideal}s), whole sync ${pk_total}s"
 rm -rf "$work/reposync" && mkdir -p "$work/reposync"
 s=$(now)
 dnf -q -y --setopt=reposdir=/dev/null --setopt=cachedir="$work/dnfcache" --releasever=41 \
-  --repofrompath=slow,"http://127.0.0.1:$up_port/" --repo=slow --setopt=slow.gpgcheck=0 \
+  --setopt=max_parallel_downloads=16 --setopt=max_downloads_per_mirror=16 --repofrompath=slow,"http://127.0.0.1:$up_port/" --repo=slow --setopt=slow.gpgcheck=0 \
   reposync -p "$work/reposync" > "$work/reposync.log" 2>&1
 e=$(now)
 rs_total=$(secs "$s" "$e")
@@ -137,11 +137,11 @@ if [ "$real" -gt 0 ]; then
     local s e line
     s=$(now)
     dnf -q -y --setopt=reposdir=/dev/null --setopt=cachedir="$work/dnfcache-real" --releasever=41 \
-      --setopt=max_parallel_downloads=16 --repofrompath=real,"http://127.0.0.1:$up_port/" --repo=real \
+      --setopt=max_parallel_downloads=16 --setopt=max_downloads_per_mirror=16 --repofrompath=real,"http://127.0.0.1:$up_port/" --repo=real \
       --setopt=real.gpgcheck=0 reposync -p "$work/reposync-real" > "$work/reposync-real.log" 2>&1 || true
     e=$(now)
     sleep 0.3
-    { echo "== dnf reposync, round $r: max_parallel_downloads=16 (net of start-up: first upstream request to the last answer)"
+    { echo "== dnf reposync, round $r: max_parallel_downloads=16, max_downloads_per_mirror=16 (net of start-up: first upstream request to the last answer)"
       python3 "$here/timeline.py" "$work/real-requests.log" --from "$s" --to "$e"
       echo; } >> "$timeline"
     line=$(grep '^summary' "$timeline" | tail -1)
@@ -181,7 +181,7 @@ fi
   echo "| workload | Packyard | peer | ratio | goal |"
   echo "| --- | --- | --- | --- | --- |"
   [ "$packages" -gt 0 ] && echo "| mirror $packages packages (4 KiB each) from an upstream with 100 ms latency and 429 above 16 in flight: package phase (s) | $pk_pkgs | ideal $packages x 0.1 s / 16 = $ideal | $(awk -v a="$pk_pkgs" -v b="$ideal" 'BEGIN{printf "%.2f", a/b}') of ideal | ≤ 1.30 of ideal |"
-  [ "$packages" -gt 0 ] && echo "| same, the whole \`./packyard sync\` (metadata, index, packages, publish) (s) | $pk_total | \`dnf reposync\` (3 parallel downloads) $rs_total ($rs_files files) | $(awk -v a="$rs_total" -v b="$pk_total" 'BEGIN{printf "%.1f", a/b}')x faster | |"
+  [ "$packages" -gt 0 ] && echo "| same, the whole \`./packyard sync\` (metadata, index, packages, publish) (s) | $pk_total | \`dnf reposync\` (16 parallel downloads) $rs_total ($rs_files files) | $(awk -v a="$rs_total" -v b="$pk_total" 'BEGIN{printf "%.1f", a/b}')x faster | |"
   if [ "$real" -gt 0 ]; then
     echo "| mirror $real real packages ($real_bytes MB, largest $real_largest MB, built by rpmbuild) from an upstream with 100 ms latency and 429 + \`Retry-After: 1\` above 16 in flight: net of start-up (s), median of $rounds | $(med "${pk_nets[@]}") (runs: ${pk_nets[*]}; whole command ${pk_walls[*]}) | ideal ceil($real / 16) x (0.1 s + measured transfer) = $(med "${pk_ideals[@]}") | $(med "${pk_ratios[@]}") of ideal | ≤ 1.30 of ideal |"
     echo "| same: throttled answers (429) per run | ${pk_429s[*]} | \`dnf reposync\` (16 parallel downloads): ${rs_429s[*]} | | < 10 |"

@@ -43,7 +43,8 @@ import org.packyard.store.StateStore;
  * Syncs repositories: picks the fastest mirror's repomd.xml, fetches every file it lists (and
  * repomd.xml.asc/.key when the mirror has them), verified against the checksums and sizes of that
  * one repomd.xml, builds the index, for {@code immediate} repositories stores every package the
- * {@link PackagePlan} names, and only then publishes a snapshot atomically. An unchanged
+ * {@link PackagePlan} names (every package: from primary.xml while the index builds), and only
+ * then publishes a snapshot atomically. An unchanged
  * repomd.xml costs one request and publishes nothing (an {@code immediate} repository still makes
  * sure its packages are stored). Any failure leaves the previous snapshot published; blobs verified
  * before it stay, so the next run resumes. At most one sync per repository runs at a time; a
