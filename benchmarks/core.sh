@@ -124,7 +124,7 @@ done
 # probes in the same run. Two heavier routes, one round each: the largest dependency answer
 # (a glibc symbol version, 5,222 packages, 11 MB) and batchGet of 1,000 names (2 MB). Control:
 # the same probe against a second, idle Packyard while the first is saturated: what CPU
-# contention alone costs a probe on this machine.
+# contention alone costs a probe on this machine, probed in the same windows.
 awk 'BEGIN{srand(1)} {a[NR]=$0} END {n=0; printf "{\"names\":["; while (n<1000) {i=int(rand()*NR)+1; if (!(i in seen)) {seen[i]=1; printf "%s\"%s\"", (n?",":""), a[i]; n++}} printf "]}"}' "$work/names.txt" > "$work/batch.json"
 {
   echo 'wrk.method = "POST"'
@@ -152,21 +152,27 @@ heavy() { # LUA SECONDS -> the heavy wrk's output in $work/heavy.out
 }
 # alone LUA: the heavy route's req/s and non-2xx with nobody probing
 alone() { heavy "$1" "$seconds"; printf '%s %s\n' "$(wrk_rps < "$work/heavy.out")" "$(non2xx < "$work/heavy.out")"; }
-# probed LUA PROBE_PORT: heavy for the probe's seconds plus 2 s either side; the probe starts 2 s in
+# probed LUA: heavy for the probe's seconds plus 2 s either side; 2 s in, one probe on the loaded
+# Packyard and, in the same window, one on the idle second Packyard (the control)
 probed() {
   heavy "$1" "$((seconds + 4))" &
   local hp=$!
   sleep 2
-  local o; o=$(wrk -t1 -c1 -d"${seconds}s" --latency "http://127.0.0.1:$2/readyz")
-  wait "$hp" || true
-  printf '%s %s %s %s %s %s %s\n' "$(wrk_ms 50% <<<"$o")" "$(wrk_ms 99% <<<"$o")" "$(awk '/Latency/ {print $4}' <<<"$o")" \
-    "$(non2xx <<<"$o")" "$(wrk_rps < "$work/heavy.out")" "$(non2xx < "$work/heavy.out")" "$(wrk_mbps < "$work/heavy.out")"
+  wrk -t1 -c1 -d"${seconds}s" --latency "http://127.0.0.1:$((pk_port + 10))/readyz" > "$work/control.out" &
+  local cp=$!
+  local o; o=$(wrk -t1 -c1 -d"${seconds}s" --latency "http://127.0.0.1:$pk_port/readyz")
+  wait "$hp" "$cp" || true
+  local c; c=$(cat "$work/control.out")
+  printf '%s %s %s %s %s %s %s %s %s %s\n' "$(wrk_ms 50% <<<"$o")" "$(wrk_ms 99% <<<"$o")" "$(awk '/Latency/ {print $4}' <<<"$o")" \
+    "$(non2xx <<<"$o")" "$(wrk_rps < "$work/heavy.out")" "$(non2xx < "$work/heavy.out")" "$(wrk_mbps < "$work/heavy.out")" \
+    "$(wrk_ms 50% <<<"$c")" "$(wrk_ms 99% <<<"$c")" "$(awk '/Latency/ {print $4}' <<<"$c")"
 }
-m_alone=() m_with=() m_p50=() m_p99=() m_max=() m_bad=0 m_heavy_bad=0 m_mbps=()
+m_alone=() m_with=() m_p50=() m_p99=() m_max=() m_bad=0 m_heavy_bad=0 m_mbps=() c_p50=() c_p99=() c_max=()
 run_alone() { read -r rps bad < <(alone "$work/modcompat.lua"); m_alone+=("$rps"); m_heavy_bad=$((m_heavy_bad + bad)); }
 run_probed() {
-  read -r p50 p99 mx bad rps hbad mbps < <(probed "$work/modcompat.lua" "$pk_port")
+  read -r p50 p99 mx bad rps hbad mbps cp50 cp99 cmx < <(probed "$work/modcompat.lua")
   m_p50+=("$p50"); m_p99+=("$p99"); m_max+=("${mx%ms}"); m_bad=$((m_bad + bad)); m_with+=("$rps"); m_heavy_bad=$((m_heavy_bad + hbad)); m_mbps+=("$mbps")
+  c_p50+=("$cp50"); c_p99+=("$cp99"); c_max+=("${cmx%ms}")
 }
 log "warm-up: $modcompat ($modcompat_count packages per answer)"
 heavy "$work/modcompat.lua" 6 >/dev/null
@@ -176,12 +182,10 @@ for r in $(seq "$rounds"); do
 done
 log "readyz while 200 connections saturate $glibc ($glibc_count packages per answer)"
 heavy "$work/glibc.lua" 6 >/dev/null
-read -r g_p50 g_p99 g_max g_bad g_rps g_hbad g_mbps < <(probed "$work/glibc.lua" "$pk_port")
+read -r g_p50 g_p99 g_max g_bad g_rps g_hbad g_mbps gc_p50 gc_p99 gc_max < <(probed "$work/glibc.lua")
 log "readyz while 200 connections saturate batchGet (1,000 names)"
 heavy "$work/batch.lua" 6 >/dev/null
-read -r b_p50 b_p99 b_max b_bad b_rps b_hbad b_mbps < <(probed "$work/batch.lua" "$pk_port")
-log "control: an idle second Packyard's readyz while the first is saturated on $modcompat"
-read -r c_p50 c_p99 c_max c_bad c_rps c_hbad c_mbps < <(probed "$work/modcompat.lua" "$((pk_port + 10))")
+read -r b_p50 b_p99 b_max b_bad b_rps b_hbad b_mbps bc_p50 bc_p99 bc_max < <(probed "$work/batch.lua")
 
 # ---------------------------------------------------------------- report
 p_rps=$(med "${pk_rps[@]}"); n_rps=$(med "${ngx_rps[@]}")
@@ -198,9 +202,9 @@ p_rps=$(med "${pk_rps[@]}"); n_rps=$(med "${ngx_rps[@]}")
   echo "| \`/f75/pkg/{random name}\`, wrk 100 connections (req/s) | $p_rps | nginx $n_rps | $(ratio "$p_rps" "$n_rps") | ≥ 0.80 |"
   echo "| same, p50 / p99 latency (ms) | $(med "${pk_p50[@]}") / $(med "${pk_p99[@]}") | nginx $(med "${ngx_p50[@]}") / $(med "${ngx_p99[@]}") | | p99 < 10 ms |"
   echo "| \`$modcompat\` ($modcompat_count packages per answer), wrk 200 connections, with a \`/readyz\` probe beside it / alone (req/s) | $(med "${m_with[@]}") | alone $(med "${m_alone[@]}") | $(ratio "$(med "${m_with[@]}")" "$(med "${m_alone[@]}")") | ≥ 1.00 (not lower with probes) |"
-  echo "| \`/readyz\` p50 / p99 / max (ms) beside it ($(med "${m_mbps[@]}") MB/s of answers); non-2xx: probe $m_bad, heavy route $m_heavy_bad | $(med "${m_p50[@]}") / $(med "${m_p99[@]}") / $(med "${m_max[@]}") | an idle second Packyard probed during the same load on the first: $c_p50 / $c_p99 / ${c_max%ms} | | p99 ≤ 20 ms, no non-2xx |"
-  echo "| \`/readyz\` p50 / p99 / max (ms) while 200 connections saturate \`$glibc\` ($glibc_count packages per answer, $g_rps req/s, $g_mbps MB/s); non-2xx: probe $g_bad, heavy $g_hbad | $g_p50 / $g_p99 / ${g_max%ms} | | | p99 ≤ 20 ms |"
-  echo "| \`/readyz\` p50 / p99 / max (ms) while 200 connections saturate \`batchGet\` of 1,000 names ($b_rps req/s, $b_mbps MB/s); non-2xx: probe $b_bad, heavy $b_hbad | $b_p50 / $b_p99 / ${b_max%ms} | | | p99 ≤ 20 ms |"
+  echo "| \`/readyz\` p50 / p99 / max (ms) beside it ($(med "${m_mbps[@]}") MB/s of answers); non-2xx: probe $m_bad, heavy route $m_heavy_bad | $(med "${m_p50[@]}") / $(med "${m_p99[@]}") / $(med "${m_max[@]}") | control, an idle second Packyard probed in the same windows: $(med "${c_p50[@]}") / $(med "${c_p99[@]}") / $(med "${c_max[@]}") | | p99 ≤ 20 ms, no non-2xx |"
+  echo "| \`/readyz\` p50 / p99 / max (ms) while 200 connections saturate \`$glibc\` ($glibc_count packages per answer, $g_rps req/s, $g_mbps MB/s); non-2xx: probe $g_bad, heavy $g_hbad | $g_p50 / $g_p99 / ${g_max%ms} | control: $gc_p50 / $gc_p99 / ${gc_max%ms} | | p99 ≤ 20 ms |"
+  echo "| \`/readyz\` p50 / p99 / max (ms) while 200 connections saturate \`batchGet\` of 1,000 names ($b_rps req/s, $b_mbps MB/s); non-2xx: probe $b_bad, heavy $b_hbad | $b_p50 / $b_p99 / ${b_max%ms} | control: $bc_p50 / $bc_p99 / ${bc_max%ms} | | p99 ≤ 20 ms |"
   echo "| NDJSON stream of every package ($nd_lines lines, $((nd_bytes / 1048576)) MiB) (s) | $nd_s | | | < 10 s |"
   echo
   echo "Ingest breakdown of the last Packyard run (ms): \`$breakdown\`"
