@@ -146,6 +146,10 @@ PACKYARD_JAVA_OPTS="-Xmx1g -XX:+UseZGC" "$root/packyard" serve --config "$work/p
 pids+=($!)
 wait_ready "http://127.0.0.1:$((pk_port + 10))/readyz"
 # wrk's non-2xx answers plus its socket errors (connect, read, write, timeout)
+# The prober: 2 connections, each waiting 10 ms after an answer before it asks again (about 200
+# probes/s, 2,000 samples per window). A closed loop without the pause would ask tens of thousands
+# of times a second and take a core from the load it is meant to watch.
+echo 'function delay() return 10 end' > "$work/probe.lua"
 non2xx() { awk '/Non-2xx/ {n+=$NF} /Socket errors/ {for (i=3;i<=NF;i++) {v=$i; gsub(",","",v); if (v ~ /^[0-9]+$/) n+=v}} END {print n+0}'; }
 heavy() { # LUA SECONDS -> the heavy wrk's output in $work/heavy.out
   wrk -t2 -c200 -d"$2s" --timeout 60s -s "$1" "http://127.0.0.1:$pk_port" > "$work/heavy.out"
@@ -158,9 +162,9 @@ probed() {
   heavy "$1" "$((seconds + 4))" &
   local hp=$!
   sleep 2
-  wrk -t1 -c1 -d"${seconds}s" --latency "http://127.0.0.1:$((pk_port + 10))/readyz" > "$work/control.out" &
+  wrk -t1 -c2 -d"${seconds}s" --latency -s "$work/probe.lua" "http://127.0.0.1:$((pk_port + 10))/readyz" > "$work/control.out" &
   local cp=$!
-  local o; o=$(wrk -t1 -c1 -d"${seconds}s" --latency "http://127.0.0.1:$pk_port/readyz")
+  local o; o=$(wrk -t1 -c2 -d"${seconds}s" --latency -s "$work/probe.lua" "http://127.0.0.1:$pk_port/readyz")
   wait "$hp" "$cp" || true
   local c; c=$(cat "$work/control.out")
   printf '%s %s %s %s %s %s %s %s %s %s\n' "$(wrk_ms 50% <<<"$o")" "$(wrk_ms 99% <<<"$o")" "$(awk '/Latency/ {print $4}' <<<"$o")" \
