@@ -181,11 +181,11 @@ fi
   echo "| workload | Packyard | peer | ratio | goal |"
   echo "| --- | --- | --- | --- | --- |"
   [ "$packages" -gt 0 ] && echo "| mirror $packages packages (4 KiB each) from an upstream with 100 ms latency and 429 above 16 in flight: package phase (s) | $pk_pkgs | ideal $packages x 0.1 s / 16 = $ideal | $(awk -v a="$pk_pkgs" -v b="$ideal" 'BEGIN{printf "%.2f", a/b}') of ideal | ≤ 1.30 of ideal |"
-  [ "$packages" -gt 0 ] && echo "| same, the whole \`./packyard sync\` (metadata, index, packages, publish) (s) | $pk_total | \`dnf reposync\` (16 parallel downloads) $rs_total ($rs_files files) | $(awk -v a="$rs_total" -v b="$pk_total" 'BEGIN{printf "%.1f", a/b}')x faster | |"
+  [ "$packages" -gt 0 ] && echo "| same, the whole \`./packyard sync\` (metadata, index, packages, publish) (s) | $pk_total | \`dnf reposync\` (16 parallel downloads) $rs_total ($rs_files files) | dnf / Packyard = $(awk -v a="$rs_total" -v b="$pk_total" 'BEGIN{printf "%.2f", a/b}') (above 1: Packyard faster) | |"
   if [ "$real" -gt 0 ]; then
     echo "| mirror $real real packages ($real_bytes MB, largest $real_largest MB, built by rpmbuild) from an upstream with 100 ms latency and 429 + \`Retry-After: 1\` above 16 in flight: net of start-up (s), median of $rounds | $(med "${pk_nets[@]}") (runs: ${pk_nets[*]}; whole command ${pk_walls[*]}) | ideal ceil($real / 16) x (0.1 s + measured transfer) = $(med "${pk_ideals[@]}") | $(med "${pk_ratios[@]}") of ideal | ≤ 1.30 of ideal |"
     echo "| same: throttled answers (429) per run | ${pk_429s[*]} | \`dnf reposync\` (16 parallel downloads): ${rs_429s[*]} | | < 10 |"
-    echo "| same, against \`dnf reposync\` (16 parallel downloads), net of start-up (s) | $(med "${pk_nets[@]}") | $(med "${rs_nets[@]}") (runs: ${rs_nets[*]}; files: ${rs_counts[*]}; whole command ${rs_walls[*]}) | $(ratio "$(med "${rs_nets[@]}")" "$(med "${pk_nets[@]}")")x faster | |"
+    echo "| same, against \`dnf reposync\` (16 parallel downloads), net of start-up (s) | $(med "${pk_nets[@]}") | $(med "${rs_nets[@]}") (runs: ${rs_nets[*]}; files: ${rs_counts[*]}; whole command ${rs_walls[*]}) | dnf / Packyard = $(ratio "$(med "${rs_nets[@]}")" "$(med "${pk_nets[@]}")") (above 1: Packyard faster) | |"
   fi
   [ "$big" -gt 0 ] && echo "| mirror $big packages (immediate) with \`-Xmx$heap\`: peak heap before a collection (MB) | $peak ($gcs collections, $full of them full, sync ${big_total} s, packages ${stored} s) | | | bounded |"
   echo
