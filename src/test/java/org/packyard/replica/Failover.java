@@ -1,6 +1,5 @@
 package org.packyard.replica;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -8,6 +7,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.packyard.config.BlobsConfig;
+import org.packyard.config.CacheConfig;
 import org.packyard.config.PackyardConfig;
 import org.packyard.config.Policy;
 import org.packyard.config.RepositoryConfig;
@@ -17,6 +18,7 @@ import org.packyard.mirror.SyncResult;
 import org.packyard.store.StateStore;
 import org.packyard.testkit.FakeUpstream;
 import org.packyard.testkit.Postgres;
+import org.packyard.testkit.S3Proxy;
 import org.packyard.testkit.SampleRepo;
 import org.packyard.testkit.TestServer;
 
@@ -24,6 +26,7 @@ import org.packyard.testkit.TestServer;
  * One failover, the honest way: replica A is a child JVM ({@code packyard serve}) that starts the
  * sync of a slow upstream and holds its lease; it is killed with SIGKILL mid-sync; replica B (in
  * this JVM) asks for the same sync, waits for A's lease to expire, takes it over and publishes.
+ * The two have their own data and cache directories, one database and one S3 bucket.
  * Used by {@link SyncFailoverTest} and by {@code benchmarks/failover.sh}.
  */
 final class Failover {
@@ -33,12 +36,13 @@ final class Failover {
 
   private Failover() {}
 
-  static Result run(Postgres pg, Path tmp) throws Exception {
+  /** One round on a fresh database of {@code pg}, blobs in bucket {@code bucket} of {@code s3} under a prefix of its own. */
+  static Result run(Postgres pg, S3Proxy s3, String bucket, Path tmp) throws Exception {
     StateConfig state = pg.newDatabase();
     Path sample = SampleRepo.copyTo(tmp.resolve("upstream"));
-    Path shared = Files.createDirectories(tmp.resolve("shared-blobs"));
+    String blobs = s3.blobsUrl(bucket, state.database());
     try (FakeUpstream up = FakeUpstream.start(sample).latency(Duration.ofMillis(1_500))) {
-      Path dataA = link(tmp.resolve("a"), shared);
+      Path dataA = Files.createDirectories(tmp.resolve("a"));
       Path yaml = tmp.resolve("a.yaml");
       Files.writeString(yaml, "listen: 127.0.0.1:0\ndata: " + dataA + "\nrepositories:\n  - name: sample/x\n    upstream: "
           + up.uri() + "\n    policy: immediate\n");
@@ -49,6 +53,10 @@ final class Failover {
       Map<String, String> env = pb.environment();
       env.put("PACKYARD_STATE", "postgresql://" + state.user() + "@127.0.0.1:" + pg.port() + "/" + state.database());
       env.put("PGPASSWORD", Postgres.password());
+      env.put("PACKYARD_BLOBS", blobs);
+      env.put("PACKYARD_CACHE_DIR", tmp.resolve("a-cache").toString());
+      env.put("AWS_ACCESS_KEY_ID", S3Proxy.ACCESS_KEY);
+      env.put("AWS_SECRET_ACCESS_KEY", S3Proxy.SECRET_KEY);
       Process a = pb.start();
       try (var db = org.packyard.store.StateDatabase.open(state, tmp.resolve("observer"), Clock.systemUTC())) {
         StateStore st = db.state();
@@ -66,8 +74,10 @@ final class Failover {
         up.latency(Duration.ZERO);
 
         TestServer b = TestServer.start(new PackyardConfig(new PackyardConfig.Listen("127.0.0.1", 0),
-            link(tmp.resolve("b"), shared), List.of(new RepositoryConfig("sample/x", up.uri(), Policy.IMMEDIATE, null, null,
-                null, null))).withState(state), Clock.systemUTC());
+            Files.createDirectories(tmp.resolve("b")), List.of(new RepositoryConfig("sample/x", up.uri(), Policy.IMMEDIATE, null,
+                null, null, null))).withState(state)
+            .withBlobs(BlobsConfig.parse("test: blobs", blobs, BlobsConfig.Serve.PROXY), new CacheConfig(tmp.resolve("b-cache"), 256L << 20)),
+            Clock.systemUTC());
         String replicaB = b.server.services().replica;
         var sync = b.server.syncer().sync(b.server.config().repository("sample/x"), SyncListener.NONE);
         while (!heldBy(st, replicaB) && !sync.isComplete()) Thread.sleep(20);
@@ -84,11 +94,5 @@ final class Failover {
 
   private static boolean heldBy(StateStore st, String holderPart) {
     return st.lease("sync:sample/x").filter(l -> l.live() && l.holder().contains(holderPart)).isPresent();
-  }
-
-  private static Path link(Path data, Path shared) throws IOException {
-    Files.createDirectories(data);
-    Files.createSymbolicLink(data.resolve("blobs"), shared);
-    return data;
   }
 }

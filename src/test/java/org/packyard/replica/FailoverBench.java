@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
 import org.packyard.testkit.Postgres;
+import org.packyard.testkit.S3Proxy;
 
 /**
  * The failover benchmark behind {@code benchmarks/failover.sh}: {@link Failover} several times,
@@ -22,9 +23,10 @@ class FailoverBench {
   void failoverRounds() throws Exception {
     int rounds = Integer.getInteger("packyard.failover.rounds", 5);
     List<String> lines = new ArrayList<>();
-    try (Postgres pg = Postgres.start()) {
+    try (Postgres pg = Postgres.start(); S3Proxy s3 = S3Proxy.start(tmp.resolve("s3"))) {
+      s3.createBucket("packyard");
       for (int i = 1; i <= rounds; i++) {
-        Failover.Result r = Failover.run(pg, Files.createDirectories(tmp.resolve("round-" + i)));
+        Failover.Result r = Failover.run(pg, s3, "packyard", Files.createDirectories(tmp.resolve("round-" + i)));
         r.b().close();
         if (r.pointerBeforeB() || !r.replicaB().equals(r.publishedBy())) throw new AssertionError("round " + i + ": wrong publisher");
         lines.add(i + " " + r.takeoverMillis() + " " + r.publishedMillis());

@@ -17,11 +17,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.packyard.access.Principal;
 import org.packyard.access.Role;
 import org.packyard.config.Access;
+import org.packyard.config.BlobsConfig;
+import org.packyard.config.CacheConfig;
 import org.packyard.config.Channel;
 import org.packyard.config.PackyardConfig;
 import org.packyard.config.Policy;
@@ -32,19 +35,23 @@ import org.packyard.store.StateStore;
 import org.packyard.testkit.DnfInstall;
 import org.packyard.testkit.Exec;
 import org.packyard.testkit.Postgres;
+import org.packyard.testkit.S3Proxy;
 import org.packyard.testkit.SampleRepo;
 import org.packyard.testkit.TestServer;
 import org.packyard.testkit.Tools;
 
 /**
- * Two replicas in one JVM: two servers with their own data directories, one PostgreSQL database
- * and one blob store (a shared directory both data directories link to as {@code blobs/}).
+ * Two replicas in one JVM: two servers with their own data and cache directories, one PostgreSQL
+ * database and one S3 bucket (s3proxy in this JVM, over HTTP), as the issue deploys them.
  */
 class ReplicasTest {
+  static final String BUCKET = "packyard";
+  static final String PREFIX = "replicas";
   static Postgres pg;
   static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   @TempDir Path tmp;
+  S3Proxy s3;
   final List<TestServer> servers = new ArrayList<>();
 
   @BeforeAll
@@ -52,9 +59,16 @@ class ReplicasTest {
     pg = Postgres.shared();
   }
 
+  @BeforeEach
+  void startS3() throws Exception {
+    s3 = S3Proxy.start(tmp.resolve("s3"));
+    s3.createBucket(BUCKET);
+  }
+
   @AfterEach
-  void stopServers() {
+  void stopServers() throws Exception {
     for (TestServer s : servers) s.close();
+    s3.close();
   }
 
   List<RepositoryConfig> repos(Path upstream) {
@@ -63,15 +77,19 @@ class ReplicasTest {
         new RepositoryConfig("team/private", upstream.toUri(), Policy.IMMEDIATE, null, null, null, Access.PRIVATE));
   }
 
-  /** A replica: its own data directory, whose {@code blobs/} is the shared blob store. */
+  /** A replica: its own data and cache directories, blobs in the one bucket. */
   TestServer replica(String name, StateConfig state, List<RepositoryConfig> repos) throws Exception {
     Path data = Files.createDirectories(tmp.resolve(name));
-    Path shared = Files.createDirectories(tmp.resolve("shared-blobs"));
-    if (!Files.exists(data.resolve("blobs"))) Files.createSymbolicLink(data.resolve("blobs"), shared);
     TestServer s = TestServer.start(new PackyardConfig(new PackyardConfig.Listen("127.0.0.1", 0), data, repos)
-        .withState(state), Clock.systemUTC());
+        .withState(state)
+        .withBlobs(BlobsConfig.parse("test: blobs", s3.blobsUrl(BUCKET, PREFIX), BlobsConfig.Serve.PROXY),
+            new CacheConfig(tmp.resolve(name + "-cache"), 256L << 20)), Clock.systemUTC());
     servers.add(s);
     return s;
+  }
+
+  static String key(String sha256) {
+    return PREFIX + "/sha256/" + sha256.substring(0, 2) + "/" + sha256;
   }
 
   /** Two replicas on a fresh database of {@code on}, serving copies of the sample repository. */
@@ -121,10 +139,14 @@ class ReplicasTest {
 
     Manifest m = b.server.catalog().view().repository("sample/x").snapshot().manifest();
     for (Manifest.FileRef f : m.files()) {
+      assertThat(s3.exists(BUCKET, key(f.sha256()))).as(f.href() + " is in the bucket").isTrue();
       byte[] fromA = get(a, "/repos/sample/x/" + f.href()).body();
+      int before = s3.gets(key(f.sha256()));
       byte[] fromB = get(b, "/repos/sample/x/" + f.href()).body();
       assertThat(fromB).as(f.href()).isEqualTo(fromA).isEqualTo(Files.readAllBytes(upstream.resolve(f.href())));
+      assertThat(s3.gets(key(f.sha256()))).as(f.href() + ": b, which did not sync, fetched it from the bucket").isGreaterThan(before);
     }
+    assertThat(tmp.resolve("b/blobs")).as("b keeps no blob store of its own").doesNotExist();
     assertThat(new String(get(b, "/s/pkg/packyard-hello").body())).isEqualTo(new String(get(a, "/s/pkg/packyard-hello").body()))
         .contains("\"basename\"");
     assertThat(b.server.services().state.syncRuns("sample/x", 10)).as("one sync ran, on a").hasSize(1);
@@ -272,19 +294,20 @@ class ReplicasTest {
     TestServer a = replica("a", state, repos(upstream));
     String id = a.sync("sample/x").snapshot().id();
     StateStore.SnapshotPointer p = a.server.services().state.snapshotPointer("sample/x").orElseThrow();
-    Path blob = tmp.resolve("shared-blobs/sha256").resolve(p.indexSha256().substring(0, 2)).resolve(p.indexSha256());
-    byte[] good = Files.readAllBytes(blob);
+    String index = key(p.indexSha256());
+    byte[] good = s3.read(BUCKET, index);
     byte[] bad = good.clone();
     bad[bad.length / 2] ^= 1; // same size, one bit off
-    blob.toFile().setWritable(true);
-    Files.write(blob, bad);
+    s3.overwrite(BUCKET, index, bad);
+    int before = s3.gets(index);
 
     TestServer b = replica("b", state, repos(upstream));
     Thread.sleep(2_500); // a start-up install and at least one poll
     assertThat(servedId(b, "sample/x")).as("a corrupt index is not served").isNull();
     assertThat(get(b, "/repos/sample/x/repodata/repomd.xml").statusCode()).isNotEqualTo(200);
 
-    Files.write(blob, good);
+    assertThat(s3.gets(index)).as("b fetched the index from the bucket").isGreaterThan(before);
+    s3.overwrite(BUCKET, index, good);
     long ms = await(Duration.ofSeconds(5), () -> id.equals(servedId(b, "sample/x")));
     assertThat(ms).as("picked up at the next poll").isLessThan(2_500);
     assertThat(get(b, "/repos/sample/x/repodata/repomd.xml").statusCode()).isEqualTo(200);

@@ -9,15 +9,20 @@ import org.junit.jupiter.api.io.TempDir;
 import org.packyard.mirror.SyncResult;
 import org.packyard.store.Manifest;
 import org.packyard.testkit.Postgres;
+import org.packyard.testkit.S3Proxy;
 
-/** The sync holder dies (SIGKILL of its JVM) mid-sync: another replica takes over within 30 s. */
+/**
+ * The sync holder dies (SIGKILL of its JVM) mid-sync: another replica (own data and cache
+ * directories, the same database and S3 bucket) takes over within 30 s.
+ */
 class SyncFailoverTest {
   @TempDir Path tmp;
 
   @Test
   void syncHolderKilledMidSync_otherReplicaTakesOverWithin30s_andOnlyItsSnapshotIsPublished() throws Exception {
-    try (Postgres pg = Postgres.start()) {
-      Failover.Result r = Failover.run(pg, tmp);
+    try (Postgres pg = Postgres.start(); S3Proxy s3 = S3Proxy.start(tmp.resolve("s3"))) {
+      s3.createBucket("packyard");
+      Failover.Result r = Failover.run(pg, s3, "packyard", tmp);
       try {
         assertThat(r.pointerBeforeB()).as("the killed holder published nothing").isFalse();
         assertThat(r.takeoverMillis()).as("lease taken over after the kill").isLessThan(30_000);

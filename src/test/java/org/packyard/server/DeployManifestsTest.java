@@ -67,7 +67,9 @@ class DeployManifestsTest {
     String yaml = k.get("ConfigMap").path("data").path("packyard.yaml").asText();
     Path cfgFile = Files.writeString(tmp.resolve("packyard.yaml"), yaml);
     PackyardConfig cfg = ConfigLoader.load(cfgFile, Map.of());
+    // Replicas share one database and one bucket: neither may be the embedded default.
     assertThat(cfg.blobs().isS3()).isTrue();
+    assertThat(cfg.state().embedded()).as("state: is PostgreSQL, not each pod's own SQLite").isFalse();
     int port = cfg.listen().port();
     assertThat(cfg.listen().host()).isEqualTo("0.0.0.0");
     assertThat(ports).containsValue(port);
@@ -96,6 +98,7 @@ class DeployManifestsTest {
         .isEqualTo(k.get("Secret").path("metadata").path("name").asText());
     assertThat(k.get("Secret").path("stringData").has("AWS_ACCESS_KEY_ID")).isTrue();
     assertThat(k.get("Secret").path("stringData").has("AWS_SECRET_ACCESS_KEY")).isTrue();
+    assertThat(k.get("Secret").path("stringData").has("PGPASSWORD")).isTrue();
     assertThat(yaml).doesNotContain("AWS_SECRET_ACCESS_KEY");
 
     // Selectors select the pods; the Service reaches the named port.

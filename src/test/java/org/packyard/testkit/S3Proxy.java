@@ -118,6 +118,19 @@ public final class S3Proxy implements AutoCloseable {
     return context.getBlobStore().blobExists(bucket, key);
   }
 
+  /** The bytes of object {@code key} in {@code bucket}, read behind the endpoint (not counted as a GET). */
+  public byte[] read(String bucket, String key) throws java.io.IOException {
+    try (var in = context.getBlobStore().getBlob(bucket, key).getPayload().openStream()) {
+      return in.readAllBytes();
+    }
+  }
+
+  /** Replaces object {@code key} in {@code bucket} with {@code bytes}, behind the endpoint (as a bit flip on the disk would). */
+  public void overwrite(String bucket, String key, byte[] bytes) {
+    BlobStore store = context.getBlobStore();
+    store.putBlob(bucket, store.blobBuilder(key).payload(bytes).contentLength(bytes.length).build());
+  }
+
   /** Stops listening: S3 is down, connections are refused. The objects stay. */
   public void stop() throws Exception {
     server.stop();
