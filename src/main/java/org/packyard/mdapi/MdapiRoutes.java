@@ -247,6 +247,10 @@ public final class MdapiRoutes {
    */
   private void dependency(RoutingContext ctx, Branch branch, DepKind kind, String name) {
     slots.acquire().onFailure(ctx::fail).onSuccess(slot -> {
+      if (ctx.response().closed()) { // gave up while it waited: the slot goes to the next one
+        slot.release();
+        return;
+      }
       List<Served> channels = new ArrayList<>(branch.channels().size());
       for (Served s : branch.channels()) channels.add(retain(s));
       readers.submit(() -> {
