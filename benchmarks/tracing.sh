@@ -53,7 +53,8 @@ proto_cp="$(find "$HOME/.m2/repository/com/google/protobuf/protobuf-java" -name 
 repo="$work/synth-$packages"
 [ -f "$repo/repodata/repomd.xml" ] || "$java" -XX:+UseParallelGC -jar "$work/now/packyard.jar" synth "$repo" --packages "$packages" >&2
 sink_port=28290
-"$java" -cp "$proto_cp" "$here/OtlpSink.java" "$sink_port" & pids+=($!)
+# The receiver: one thread, a small heap, serial GC; its CPU during the measured runs is reported.
+"$java" -Xms64m -Xmx64m -XX:+UseSerialGC -cp "$proto_cp" "$here/OtlpSink.java" "$sink_port" & sink_pid=$!; pids+=($sink_pid)
 declare -A port=([before]=28291 [off]=28292 [on]=28293)
 declare -A jar=([before]="$work/before-$before_sha/packyard.jar" [off]="$work/now/packyard.jar" [on]="$work/now/packyard.jar")
 for v in before off on; do
@@ -69,8 +70,9 @@ YAML
   rm -rf "$work/data-$v"
   "$java" -XX:+UseParallelGC -jar "${jar[$v]}" sync --config "$work/$v.yaml" >/dev/null 2>&1
   if [ "$v" = on ]; then
-    env OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:$sink_port" OTEL_SERVICE_NAME=packyard-bench \
-      OTEL_BSP_MAX_QUEUE_SIZE=1000000 OTEL_BSP_MAX_EXPORT_BATCH_SIZE=2048 OTEL_BSP_SCHEDULE_DELAY=200 \
+    # Packyard's own batch defaults (no OTEL_BSP_*): what a user who sets only the endpoint gets.
+    env -u OTEL_BSP_MAX_QUEUE_SIZE -u OTEL_BSP_MAX_EXPORT_BATCH_SIZE -u OTEL_BSP_SCHEDULE_DELAY \
+      OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:$sink_port" OTEL_SERVICE_NAME=packyard-bench \
       "$java" --enable-native-access=ALL-UNNAMED -XX:+UseZGC -Xmx1g -jar "${jar[$v]}" serve --config "$work/$v.yaml" >"$work/$v.log" 2>&1 & pids+=($!)
   else
     env -u OTEL_EXPORTER_OTLP_ENDPOINT -u OTEL_TRACES_EXPORTER \
@@ -89,7 +91,18 @@ for v in before off on; do for r in pkg repomd; do  # warm-up: JIT, caches
   wrk -t2 -c32 -d3s "http://127.0.0.1:${port[$v]}${path[$r]}" >/dev/null
 done; done
 declare -A rps
-spans0=$(curl -s "http://127.0.0.1:$sink_port/count" | cut -d' ' -f1)
+sink_spans() { curl -s "http://127.0.0.1:$sink_port/count" | cut -d' ' -f1; }
+# The warm-up's last spans wait for the batch processor's schedule delay (5 s): the count is read
+# once it has not moved for 6 s, so that none of them is counted as a measured request's.
+settled() {
+  local a b; a=$(sink_spans)
+  for _ in $(seq 10); do sleep 6; b=$(sink_spans); [ "$a" = "$b" ] && { echo "$b"; return; }; a=$b; done
+  echo "$b"
+}
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+spans0=$(settled)
+sink_cpu0=$(cpu_ticks "$sink_pid")
+runs_on=0
 traced_requests=0
 order=(before off on)
 for round in $(seq "$rounds"); do
@@ -98,15 +111,21 @@ for round in $(seq "$rounds"); do
       res=$(wrk -t2 -c32 -d"${seconds}s" "http://127.0.0.1:${port[$v]}${path[$r]}")
       x=$(wrk_rps <<<"$res")
       rps[$v,$r]="${rps[$v,$r]:-} $x"
-      if [ "$v" = on ]; then traced_requests=$(( traced_requests + $(awk '/requests in/ {print $1}' <<<"$res") )); fi
+      if [ "$v" = on ]; then
+        traced_requests=$(( traced_requests + $(awk '/requests in/ {print $1}' <<<"$res") )); runs_on=$(( runs_on + 1 ))
+      fi
       log "round $round $r $v: $x req/s"
     done
   done
   order=("${order[1]}" "${order[2]}" "${order[0]}")  # rotate who goes first
 done
-sleep 2 # the last batch
-spans=$(( $(curl -s "http://127.0.0.1:$sink_port/count" | cut -d' ' -f1) - spans0 ))
 load_end=$(cut -d' ' -f1-3 /proc/loadavg)
+spans=$(( $(settled) - spans0 ))
+sink_cpu=$(awk -v t=$(( $(cpu_ticks "$sink_pid") - sink_cpu0 )) -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.1f", t/hz}')
+# wrk counts the responses that completed within its run; the server may still answer the (at most
+# 32) requests in flight when wrk stops, and their spans are exported too.
+surplus=$(( spans - traced_requests ))
+if [ "$surplus" -ge 0 ] && [ "$surplus" -le $(( 32 * runs_on )) ]; then count_ok=yes; else count_ok=no; fi
 
 # ---------------------------------------------------------------- report
 {
@@ -126,7 +145,9 @@ load_end=$(cut -d' ' -f1-3 /proc/loadavg)
   echo "Per round (req/s): $(for v in before off on; do for r in pkg repomd; do printf '%s %s:%s; ' "$v" "$r" "${rps[$v,$r]# }"; done; done)"
   echo
   echo "Spans received by the OTLP receiver during the measured runs: $spans, for $traced_requests requests to the traced server"
-  echo "(one SERVER span per request)."
+  echo "(one SERVER span per request; up to 32 more per run are the requests in flight when wrk stopped): every span"
+  echo "arrived: $count_ok. The receiver used $sink_cpu s of CPU for them."
 } > "$out"
 cat "$out"
 splice_results tracing "$out"
+[ "$count_ok" = yes ] || { echo "spans lost or miscounted: $spans spans for $traced_requests requests" >&2; exit 1; }

@@ -1,20 +1,21 @@
 package org.packyard.observe;
 
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanBuilder;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.propagation.TextMapGetter;
+import io.opentelemetry.context.propagation.TextMapPropagator;
 import io.vertx.core.Handler;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.internal.ContextInternal;
 import io.vertx.ext.web.Route;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
-import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
@@ -40,12 +41,6 @@ public final class HttpObserver {
   static final AttributeKey<String> PATH = AttributeKey.stringKey("url.path");
   static final AttributeKey<String> SCHEME = AttributeKey.stringKey("url.scheme");
 
-  /** Seconds, as the OpenTelemetry HTTP semantic conventions advise for this histogram. */
-  private static final Duration[] BUCKETS = {
-      Duration.ofMillis(1), Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(25), Duration.ofMillis(50),
-      Duration.ofMillis(75), Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofMillis(500), Duration.ofMillis(750),
-      Duration.ofSeconds(1), Duration.ofMillis(2500), Duration.ofSeconds(5), Duration.ofMillis(7500), Duration.ofSeconds(10)};
-
   private static final TextMapGetter<HttpServerRequest> HEADERS = new TextMapGetter<>() {
     @Override
     public Iterable<String> keys(HttpServerRequest r) {
@@ -58,20 +53,17 @@ public final class HttpObserver {
     }
   };
 
-  private final Telemetry telemetry;
-  private final MeterRegistry registry;
-  private final ConcurrentHashMap<TimerKey, Timer> timers;
+  private final boolean tracing;
+  private final Tracer tracer;
+  private final TextMapPropagator propagator;
+  private final RequestTimers timers;
   private Exchange current;
 
-  /** Timers are shared by every observer of one telemetry: the registry holds one series each. */
-  private static final ConcurrentHashMap<MeterRegistry, ConcurrentHashMap<TimerKey, Timer>> TIMERS = new ConcurrentHashMap<>();
-
-  private record TimerKey(String route, String method, int status) {}
-
   public HttpObserver(Telemetry telemetry) {
-    this.telemetry = telemetry;
-    this.registry = telemetry.registry();
-    this.timers = TIMERS.computeIfAbsent(registry, r -> new ConcurrentHashMap<>());
+    this.tracing = telemetry.tracing();
+    this.tracer = telemetry.tracer();
+    this.propagator = telemetry.propagator();
+    this.timers = new RequestTimers(telemetry.registry());
   }
 
   /** One request being answered. */
@@ -93,17 +85,15 @@ public final class HttpObserver {
       this.route = template;
     }
 
-    /** The span, started now at the request's start time. */
-    private Span startSpan(String name, String route) {
-      var b = telemetry.tracer().spanBuilder(name)
-          .setParent(telemetry.propagator().extract(Context.root(), req, HEADERS))
+    /** A builder of this request's span, started at the request's start time. */
+    private SpanBuilder builder(String name) {
+      return tracer.spanBuilder(name)
+          .setParent(propagator.extract(Context.root(), req, HEADERS))
           .setSpanKind(SpanKind.SERVER)
           .setStartTimestamp(epochNanos(start), TimeUnit.NANOSECONDS)
           .setAttribute(METHOD, req.method().name())
           .setAttribute(PATH, req.path())
           .setAttribute(SCHEME, req.isSSL() ? "https" : "http");
-      if (route != null) b.setAttribute(ROUTE, route);
-      return b.startSpan();
     }
 
     @Override
@@ -114,18 +104,18 @@ public final class HttpObserver {
       int status = req.response().getStatusCode();
       String r = route != null ? route : resolve(routing, req.path());
       String method = req.method().name();
-      timer(r, method, status).record(end - start, TimeUnit.NANOSECONDS);
-      if (!telemetry.tracing()) return;
+      timers.timer(r, method, status).record(end - start, TimeUnit.NANOSECONDS);
+      if (!tracing) return;
       Span s = span;
       if (s == null) {
-        // A fast path answered: the whole span is made now, in one builder, without locking a live span.
-        route = r;
-        s = startSpan(name(method, r), r);
+        // A fast path answered: the whole span is made now, in one builder (every attribute set
+        // before the span exists, none through the live span's lock), and ended at once.
+        s = builder(name(method, r)).setAttribute(ROUTE, r).setAttribute(STATUS, status(status)).startSpan();
       } else {
         s.updateName(name(method, r));
         s.setAttribute(ROUTE, r);
+        s.setAttribute(STATUS, status(status));
       }
-      s.setAttribute(STATUS, (long) status);
       if (status >= 500) s.setStatus(StatusCode.ERROR);
       s.end(epochNanos(end), TimeUnit.NANOSECONDS);
     }
@@ -175,8 +165,8 @@ public final class HttpObserver {
         ex.routing = ctx;
         // Work the router's handlers start (directory calls, on-demand fetches) joins the trace;
         // the fast paths answer synchronously and start none, so their span is made at the end.
-        if (telemetry.tracing()) {
-          ex.span = ex.startSpan(ctx.request().method().name(), null);
+        if (tracing) {
+          ex.span = ex.builder(ctx.request().method().name()).startSpan();
           attach(Context.current().with(ex.span));
         }
         // vertx-web owns the response's end handler once anything asks it for one.
@@ -195,26 +185,29 @@ public final class HttpObserver {
     }
   }
 
-  private static final ConcurrentHashMap<String, String> GET_NAMES = new ConcurrentHashMap<>();
+  /** Span names of the common methods, one string per method and route (routes are a bounded set). */
+  private static final Map<String, ConcurrentHashMap<String, String>> NAMES = Map.of(
+      "GET", new ConcurrentHashMap<>(), "HEAD", new ConcurrentHashMap<>(), "POST", new ConcurrentHashMap<>(),
+      "PUT", new ConcurrentHashMap<>(), "DELETE", new ConcurrentHashMap<>(), "PATCH", new ConcurrentHashMap<>(),
+      "OPTIONS", new ConcurrentHashMap<>());
 
-  /** {@code GET /{branch}/pkg/{name}}: one string per route for GET, the common case. */
-  private static String name(String method, String route) {
-    if (!method.equals("GET")) return method + " " + route;
-    String n = GET_NAMES.get(route);
-    return n != null ? n : GET_NAMES.computeIfAbsent(route, r -> "GET " + r);
+  /** {@code GET /{branch}/pkg/{name}}: made once per method and route; another method (any token) each time. */
+  static String name(String method, String route) {
+    ConcurrentHashMap<String, String> byRoute = NAMES.get(method);
+    if (byRoute == null) return method + " " + route;
+    String n = byRoute.get(route);
+    return n != null ? n : byRoute.computeIfAbsent(route, r -> method + " " + r);
   }
 
-  private Timer timer(String route, String method, int status) {
-    TimerKey key = new TimerKey(route, method, status);
-    Timer t = timers.get(key);
-    if (t != null) return t;
-    return timers.computeIfAbsent(key, k -> Timer.builder("http.server.request.duration")
-        .description("Duration of HTTP server requests, per route template, method and status.")
-        .tag("http.route", k.route())
-        .tag("http.request.method", k.method())
-        .tag("http.response.status_code", Integer.toString(k.status()))
-        .serviceLevelObjectives(BUCKETS)
-        .register(registry));
+  /** The status codes as attribute values, boxed once. */
+  private static final Long[] STATUSES = new Long[500];
+
+  static {
+    for (int i = 0; i < STATUSES.length; i++) STATUSES[i] = (long) (i + 100);
+  }
+
+  static Long status(int status) {
+    return status >= 100 && status < 600 ? STATUSES[status - 100] : Long.valueOf(status);
   }
 
   /** The template of the router's route, when it has a usable one; else by the path's shape. */

@@ -166,8 +166,12 @@ class TracingTest {
     assertThat(miss.attr("http.response.status_code")).isEqualTo("404");
     String t4 = OtlpReceiver.randomHex(16);
     server.get("/repos/r/repodata/repomd.xml", "traceparent", "00-" + t4 + "-" + parent + "-01");
-    assertThat(receiver.await(s -> s.traceId().equals(t4), Duration.ofSeconds(20)).attr("http.route"))
-        .isEqualTo("/repos/{repository}/{path}");
+    Received file = receiver.await(s -> s.traceId().equals(t4), Duration.ofSeconds(20));
+    assertThat(file.attr("http.route")).isEqualTo("/repos/{repository}/{path}");
+    assertThat(file.attr("url.path")).isEqualTo("/repos/r/repodata/repomd.xml");
+    assertThat(file.attr("url.scheme")).isEqualTo("http");
+    assertThat(file.attr("http.response.status_code")).isEqualTo("200");
+    assertThat(file.name()).isEqualTo("GET /repos/{repository}/{path}");
     assertThat(receiver.contentTypes()).allMatch(c -> c.equals("application/x-protobuf"));
   }
 
