@@ -3,7 +3,7 @@
 # synthetic branch, one connection at a time (no queueing: the latency is the server's work plus
 # a loopback round trip). Budgets: pages <= 20 ms p50, search <= 10 ms p50.
 #
-#   benchmarks/ui.sh [--packages N] [--rounds R] [--seconds S] [--out FILE]
+#   benchmarks/ui.sh [--packages N] [--rounds R] [--seconds S] [--port P] [--out FILE]
 #
 # Needs: a built ./packyard, wrk, curl, python3. Everything listens on 127.0.0.1 and is stopped at
 # the end. Results go to FILE (default benchmarks/results/ui.md), spliced into BENCHMARKS.md.
@@ -11,12 +11,13 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 . "$here/lib.sh"
-packages=75000 rounds=3 seconds=5 out="$here/results/ui.md"
+packages=75000 rounds=3 seconds=5 port=28191 out="$here/results/ui.md"
 while [ $# -gt 0 ]; do
   case "$1" in
     --packages) packages="$2"; shift 2 ;;
     --rounds) rounds="$2"; shift 2 ;;
     --seconds) seconds="$2"; shift 2 ;;
+    --port) port="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     *) echo "unknown option: $1" >&2; exit 2 ;;
   esac
@@ -24,7 +25,6 @@ done
 needs wrk curl python3 awk
 work="${BENCH_WORK:-/tmp/packyard-bench-ui}"
 mkdir -p "$work" "$(dirname "$out")"
-port=28191
 base="http://127.0.0.1:$port"
 on_exit_stop_servers
 machine_line=$(machine)
@@ -56,6 +56,8 @@ sync_s=$(secs "$s" "$(now)")
 index_mb=$(du -m "$work"/data/repos/synth+f75/snapshots/*/index/index.sqlite | awk '{print $1}' | head -1)
 token=$("$root/packyard" admin --config "$work/packyard.yaml" bootstrap alice 2>/dev/null | grep -o 'pky_[A-Za-z0-9_-]*' | head -1)
 [ -n "$token" ] || { echo "bootstrap printed no token" >&2; exit 1; }
+# Another server on the port would answer in this one's place (and reject its tokens).
+if curl -s -o /dev/null "$base/"; then echo "127.0.0.1:$port is in use; pass another --port" >&2; exit 1; fi
 "$root/packyard" serve --config "$work/packyard.yaml" >"$work/serve.log" 2>&1 &
 pids+=($!)
 wait_ready "$base/readyz"

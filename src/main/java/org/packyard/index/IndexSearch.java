@@ -15,8 +15,16 @@ import java.util.regex.Pattern;
 /**
  * Package search inside one snapshot index, in three tiers: the package named exactly like the
  * query (a hash lookup in {@code packages.bin}), names that start with it (the {@code packages_name}
- * B-tree), then full-text matches of its words over name, summary and description, ranked by
- * BM25 (an FTS5 table in {@code index.sqlite}, written by {@link IndexBuilder} with the snapshot).
+ * B-tree), then full-text matches of its words over name, summary and description (an FTS5 table
+ * in {@code index.sqlite}, written by {@link IndexBuilder} with the snapshot).
+ *
+ * <p>Text matches are ranked by BM25 when the query is selective: at most {@value #RANKED}
+ * packages match. FTS5 scores every matching row before it can order the first one, so a common
+ * word (more matches than that) is not scored: its matches follow in index order (the order of
+ * the upstream metadata), which FTS5 walks without scoring and stops after the page. A query that
+ * is common as typed is taken as typed: its last word is not widened to the longer words it starts
+ * (FTS5 merges the whole row list of every completion before it returns the first match). Either
+ * way the order is total and the same for every page.
  * Every hit is one package name, shown by its newest package. Blocking: run on a reader thread.
  *
  * <pre>{@code
@@ -29,12 +37,23 @@ public final class IndexSearch {
   static final String CREATE_TABLE = "CREATE VIRTUAL TABLE search USING fts5(name, summary, description,"
       + " content='', tokenize='unicode61 remove_diacritics 2')";
   static final String INSERT = "INSERT INTO search (rowid, name, summary, description) VALUES (?,?,?,?)";
-  /** A word in the name weighs most, then the summary, then the description. */
-  /** Materialized: bm25() works only in a query over the FTS table itself, not once flattened into the join. */
-  private static final String TEXT = "WITH s AS MATERIALIZED"
+  /**
+   * A word in the name weighs most, then the summary, then the description. Materialized: bm25()
+   * works only in a query over the FTS table itself, not once flattened into the join.
+   */
+  private static final String RANK = "WITH s AS MATERIALIZED"
       + " (SELECT rowid AS k, bm25(search, 10.0, 4.0, 1.0) AS r FROM search WHERE search MATCH ?)"
       + " SELECT p.name, min(s.r) AS score FROM s JOIN packages p ON p.pkgKey = s.k"
       + " GROUP BY p.name ORDER BY score, p.name LIMIT ?";
+  /** Matches in index order: FTS5 reads its row lists in rowid order, so this stops after the page. */
+  private static final String WALK = "SELECT p.name FROM search JOIN packages p ON p.pkgKey = search.rowid"
+      + " WHERE search MATCH ? ORDER BY search.rowid";
+  private static final String COUNT = "SELECT count(*) FROM (SELECT 1 FROM search WHERE search MATCH ? LIMIT ?)";
+  /**
+   * The most text matches ranked by BM25 (about 3 microseconds each); a query matching more
+   * packages in one snapshot is common and its matches come in index order.
+   */
+  public static final int RANKED = 1000;
   private static final String PREFIX = "SELECT DISTINCT name FROM packages WHERE name > ? AND name < ? ORDER BY name LIMIT ?";
   private static final String ROW = "SELECT arch, epoch, version, release, summary FROM packages WHERE pkgKey = ?";
   private static final String MAX_CHAR = Character.toString(Character.MAX_CODE_POINT);
@@ -68,19 +87,23 @@ public final class IndexSearch {
       return new Query(t, List.copyOf(words));
     }
 
-    /** Every word must match; the last one may be the start of a word (people are still typing). */
-    String match() {
+    /** Every word must match; with {@code typing}, the last one may be the start of a word. */
+    String match(boolean typing) {
       StringBuilder b = new StringBuilder();
       for (int i = 0; i < words.size(); i++) {
         if (i > 0) b.append(' ');
         b.append('"').append(words.get(i)).append('"'); // words are letters and digits: nothing to escape
-        if (i == words.size() - 1) b.append('*');
+        if (typing && i == words.size() - 1) b.append('*');
       }
       return b.toString();
     }
   }
 
-  /** One package name that matched, with what its newest package says about itself. */
+  /**
+   * One package name that matched, with what its newest package says about itself. {@code score}
+   * orders the text tier, lower first: BM25 (at most 0) for ranked matches, the position in index
+   * order (from 1) for the matches of a common word; 0 in the name tiers.
+   */
   public record Hit(Tier tier, String name, int key, double score, String arch, String evr, String summary) {}
 
   /**
@@ -118,8 +141,34 @@ public final class IndexSearch {
 
   private static void text(Connection c, PreparedStatement row, SnapshotIndex index, Query q, int limit, Set<String> seen,
       List<Hit> out) throws SQLException {
-    try (PreparedStatement st = c.prepareStatement(TEXT)) {
-      st.setString(1, q.match());
+    try {
+      String typed = q.match(false);
+      boolean common = count(c, typed) > RANKED;
+      String match = common ? typed : q.match(true);
+      if (common || count(c, match) > RANKED) walk(c, row, index, match, limit, seen, out);
+      else rank(c, row, index, match, limit, seen, out);
+    } catch (SQLException e) {
+      if (e.getMessage() == null || !e.getMessage().contains("no such table")) throw e;
+      // an index from before full-text search: the name tiers are all it can answer
+    }
+  }
+
+  /** How many packages match, counted up to one more than {@value #RANKED}. */
+  private static int count(Connection c, String match) throws SQLException {
+    try (PreparedStatement st = c.prepareStatement(COUNT)) {
+      st.setString(1, match);
+      st.setInt(2, RANKED + 1);
+      try (ResultSet rs = st.executeQuery()) {
+        return rs.next() ? rs.getInt(1) : 0;
+      }
+    }
+  }
+
+  /** A selective query: every match scored, best first, then by name. */
+  private static void rank(Connection c, PreparedStatement row, SnapshotIndex index, String match, int limit,
+      Set<String> seen, List<Hit> out) throws SQLException {
+    try (PreparedStatement st = c.prepareStatement(RANK)) {
+      st.setString(1, match);
       st.setInt(2, limit + seen.size()); // names of the first tiers are skipped here
       int added = 0;
       try (ResultSet rs = st.executeQuery()) {
@@ -133,9 +182,26 @@ public final class IndexSearch {
           }
         }
       }
-    } catch (SQLException e) {
-      if (e.getMessage() == null || !e.getMessage().contains("no such table")) throw e;
-      // an index from before full-text search: the name tiers are all it can answer
+    }
+  }
+
+  /** A common word: matches in index order, a name where its first package is, read only as far as the page. */
+  private static void walk(Connection c, PreparedStatement row, SnapshotIndex index, String match, int limit,
+      Set<String> seen, List<Hit> out) throws SQLException {
+    try (PreparedStatement st = c.prepareStatement(WALK)) {
+      st.setString(1, match);
+      int added = 0;
+      try (ResultSet rs = st.executeQuery()) {
+        while (added < limit && rs.next()) {
+          String n = rs.getString(1);
+          if (!seen.add(n)) continue;
+          int k = index.newest(n.getBytes(StandardCharsets.UTF_8));
+          if (k > 0) {
+            added++;
+            out.add(hit(row, Tier.TEXT, n, k, added));
+          }
+        }
+      }
     }
   }
 

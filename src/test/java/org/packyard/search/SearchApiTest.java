@@ -12,6 +12,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -24,6 +25,7 @@ import org.packyard.config.Access;
 import org.packyard.config.Channel;
 import org.packyard.config.Policy;
 import org.packyard.config.RepositoryConfig;
+import org.packyard.index.IndexSearch;
 import org.packyard.testkit.RepoWriter;
 import org.packyard.testkit.RepoWriter.Pkg;
 import org.packyard.testkit.TestServer;
@@ -44,15 +46,28 @@ class SearchApiTest {
         Pkg.of("nginx", "1.26-1"))).write(pub);
     Path priv = tmp.resolve("priv");
     new RepoWriter().packages(RepoWriter.pkgs(Pkg.of("http-secret", "1.0-1"), Pkg.of("httpd", "9.9-1"))).write(priv);
+    // More packages than IndexSearch.RANKED with the word "about" (every description is "About NAME"), listed
+    // in the metadata against name order, so index order and name order differ.
+    Path many = tmp.resolve("many");
+    List<Pkg> common = RepoWriter.pkgs(Pkg.of("about", "1.0-1"), Pkg.of("about-box", "1.0-1"));
+    for (int i = COMMON; i >= 1; i--) common.add(Pkg.of(tool(i), "1.0-1"));
+    new RepoWriter().packages(common).write(many);
     server = TestServer.start(tmp.resolve("data"), List.of(
         new RepositoryConfig("pub", pub.toUri(), Policy.METADATA_ONLY, null, Channel.RELEASE, null, Access.PUBLIC),
-        new RepositoryConfig("team/priv", priv.toUri(), Policy.METADATA_ONLY, null, Channel.RELEASE, null, Access.PRIVATE)));
+        new RepositoryConfig("team/priv", priv.toUri(), Policy.METADATA_ONLY, null, Channel.RELEASE, null, Access.PRIVATE),
+        new RepositoryConfig("many", many.toUri(), Policy.METADATA_ONLY, null, Channel.RELEASE, null, Access.PUBLIC)));
     server.syncAll();
     AccessControl ac = server.server.services().access;
     ac.store().addUser("test", "vera");
     ac.store().bind("test", Principal.user("vera"), Role.VIEWER, List.of("team/"));
     viewer = ac.store().createToken("test", "vera", null, null).secret();
     ac.reload();
+  }
+
+  static final int COMMON = IndexSearch.RANKED + 100;
+
+  static String tool(int i) {
+    return String.format("tool-%04d", i);
   }
 
   @AfterAll
@@ -118,6 +133,47 @@ class SearchApiTest {
     assertThat(paged).isEqualTo(all);
   }
 
+  /** Every result of {@code q}, page after page of {@code limit}. */
+  static List<String> allPages(String q, int limit, String token) throws Exception {
+    List<String> out = new ArrayList<>();
+    String cursor = null;
+    do {
+      HttpResponse<String> r = get("q=" + URLEncoder.encode(q, StandardCharsets.UTF_8) + "&limit=" + limit
+          + (cursor == null ? "" : "&cursor=" + cursor), token);
+      assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+      JsonNode j = JSON.readTree(r.body());
+      assertThat(j.get("results").size()).isLessThanOrEqualTo(limit);
+      out.addAll(hits(j));
+      cursor = j.get("next").isNull() ? null : j.get("next").asText();
+    } while (cursor != null);
+    return out;
+  }
+
+  @Test
+  void aCommonWord_keepsTheTiers_andPagesThroughEveryMatchOnce() throws Exception {
+    List<String> all = allPages("about", 100, null);
+    assertThat(new HashSet<>(all)).as("no repeats").hasSameSizeAs(all);
+    assertThat(all.subList(0, 2)).containsExactly("name:many:about", "prefix:many:about-box");
+    // pub has 7 packages saying "about": few enough to rank; many has more than RANKED: in index order, after them
+    assertThat(all.subList(2, 8)).containsExactlyInAnyOrder("text:pub:http", "text:pub:httpd", "text:pub:http-parser",
+        "text:pub:python3-http-client", "text:pub:libhttp", "text:pub:nginx");
+    List<String> walked = new ArrayList<>();
+    for (int i = COMMON; i >= 1; i--) walked.add("text:many:" + tool(i));
+    assertThat(all.subList(8, all.size())).as("every match once, in the metadata's order").isEqualTo(walked);
+    assertThat(allPages("about", 37, null)).as("another page size: the same whole").isEqualTo(all);
+    assertThat(all).noneMatch(h -> h.contains("team/priv"));
+
+    List<String> seen = allPages("about", 100, viewer);
+    assertThat(new HashSet<>(seen)).hasSameSizeAs(seen);
+    assertThat(seen).hasSize(all.size() + 2).contains("text:team/priv:http-secret", "text:team/priv:httpd");
+    assertThat(seen.subList(seen.size() - COMMON, seen.size())).isEqualTo(walked);
+
+    List<String> typing = allPages("abou", 100, null);
+    assertThat(typing.subList(0, 2)).as("a common word still found by its start").containsExactly("prefix:many:about",
+        "prefix:many:about-box");
+    assertThat(typing).hasSize(all.size()).endsWith(walked.toArray(String[]::new));
+  }
+
   @Test
   void badInput_is400WithAReason() throws Exception {
     for (String q : List.of("", "q=", "q=%20%20", "q=" + "a".repeat(201), "q=http&limit=0", "q=http&limit=101", "q=http&cursor=nope",
@@ -130,10 +186,13 @@ class SearchApiTest {
 
   @Test
   void fullTextSyntax_isNeverInterpreted() throws Exception {
-    for (String q : List.of("\"", "*", "http OR nginx", "NEAR(http nginx)", "http\" OR \"x", "'; DROP TABLE packages; --")) {
+    for (String q : List.of("\"", "*", "http OR nginx", "NEAR(http nginx)", "http\" OR \"x", "'; DROP TABLE packages; --",
+        "-http", "name:http", "{name summary}:http", "^http", "http*", "- : * ( )", "about", "about*", "NOT about")) {
       HttpResponse<String> r = get("q=" + URLEncoder.encode(q, StandardCharsets.UTF_8), null);
       assertThat(r.statusCode()).as(q + ": " + r.body()).isEqualTo(200);
     }
     assertThat(hits(search("http OR nginx", null))).as("every word must match").isEmpty();
+    assertThat(hits(search("name:http", null))).as("a column filter is two words").isEmpty();
+    assertThat(hits(search("-http-parser", null))).as("a minus is punctuation").startsWith("text:pub:http-parser");
   }
 }
