@@ -3,7 +3,8 @@
 # of a slow upstream and holds the lease; it is killed with SIGKILL mid-sync; replica B asks for
 # the same sync and takes the lease over once A's expires (15 s lease, renewed every 5 s, the
 # waiter looks every second). Measured: SIGKILL -> B holds the lease (the next sync started
-# elsewhere), and SIGKILL -> B published. Real PostgreSQL 17 (embedded binaries, port 0).
+# elsewhere), and SIGKILL -> B published. Real PostgreSQL 17 (embedded binaries, port 0); blobs in
+# one S3 bucket (s3proxy in the benchmark's JVM, port 0), each replica with its own data and cache.
 # Usage: benchmarks/failover.sh [ROUNDS]   (default 5; about 25 s a round)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"

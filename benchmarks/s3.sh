@@ -7,13 +7,14 @@
 #   benchmarks/s3.sh [--rounds R] [--seconds S] [--connections C] [--out FILE] [--no-splice]
 #
 # S3 is s3proxy (the test suite's S3, from the test classpath) on 127.0.0.1, over HTTP, path-style.
-# Needs: mvn, wrk, curl, awk; a built ./packyard (built on first use). About 3 minutes with the
-# defaults. Everything listens on 127.0.0.1 and is stopped at the end.
+# Needs: mvn, wrk, curl, awk; a built ./packyard (built on first use). About 5 minutes with the
+# defaults (test classes built first, two syncs, 4 x 2 wrk runs of 10 s). Everything listens on
+# 127.0.0.1 and is stopped at the end.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 . "$here/lib.sh"
-rounds=3 seconds=10 conns=16 out="$here/results/s3.md" splice=1 packages=16
+rounds=4 seconds=10 conns=16 out="$here/results/s3.md" splice=1 packages=16
 while [ $# -gt 0 ]; do
   case "$1" in
     --rounds) rounds="$2"; shift 2 ;;
@@ -35,9 +36,14 @@ machine_line=$(machine)
 
 # ---------------------------------------------------------------- build: product and s3proxy
 "$root/packyard" --help > /dev/null
-java="${JAVA_HOME:-$(ls -d /usr/lib/jvm/temurin-2[1-9]* /usr/lib/jvm/*-2[1-9]-* 2>/dev/null | sort -V | tail -1)}/bin/java"
-(cd "$root" && mvn -B -q -o test-compile > "$work/build.log" 2>&1 && \
-  mvn -B -q -o dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$work/cp.txt" >> "$work/build.log" 2>&1) \
+# The JDK the launcher builds with (JAVA_HOME when it is 21 or newer, else the newest installed).
+export JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
+"$JAVA_HOME/bin/java" -version 2>&1 | grep -Eq 'version "(2[1-9]|[3-9][0-9])' \
+  || { echo "benchmarks/s3.sh needs JAVA_HOME set to a JDK 21 or newer" >&2; exit 2; }
+java="$JAVA_HOME/bin/java"
+export MAVEN_OPTS="${MAVEN_OPTS:---sun-misc-unsafe-memory-access=allow}"
+(cd "$root" && mvn -B -q test-compile > "$work/build.log" 2>&1 && \
+  mvn -B -q dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$work/cp.txt" >> "$work/build.log" 2>&1) \
   || { cat "$work/build.log" >&2; exit 1; }
 
 # ---------------------------------------------------------------- data, S3, sync
@@ -71,18 +77,26 @@ hrefs=$(cd "$work/repo" && find . -name '*.rpm' | sed 's|^\./||' | sort)
 href=$(echo "$hrefs" | sed -n 1p)
 bytes=$(stat -c %s "$work/repo/$href")
 
+# The S3-backed server's count of object GETs (Prometheus prints counters as 16.0: an integer here).
+s3_get_count() { curl -s "$s3/metrics" | awk '/^packyard_blob_s3_requests_total\{kind="get"\}/ {printf "%d\n", $2}'; }
+# A wrk run counts every answer, a 503 too: a run with any non-2xx answer is no figure.
+all_2xx() { # FILE
+  ! grep -q 'Non-2xx' "$1" || { echo "benchmarks/s3.sh: non-2xx answers in $1:" >&2; cat "$1" >&2; exit 1; }
+}
+
 # ---------------------------------------------------------------- cold: first fetch from S3
 cold=() warm1=() ttfb=()
 for h in $hrefs; do
-  read -r total first < <(curl -s -o /dev/null -w '%{time_total} %{time_starttransfer}\n' "$s3/repos/bench/$h")
+  read -r code total first < <(curl -s -o /dev/null -w '%{http_code} %{time_total} %{time_starttransfer}\n' "$s3/repos/bench/$h")
+  [ "$code" = 200 ] || { echo "benchmarks/s3.sh: cold GET of $h answered $code" >&2; exit 1; }
   cold+=("$(awk -v t="$total" 'BEGIN{printf "%.1f", t*1000}')")
   ttfb+=("$(awk -v t="$first" 'BEGIN{printf "%.1f", t*1000}')")
   read -r total < <(curl -s -o /dev/null -w '%{time_total}\n' "$s3/repos/bench/$h")
   warm1+=("$(awk -v t="$total" 'BEGIN{printf "%.1f", t*1000}')")
 done
 cmp <(curl -s "$s3/repos/bench/$href") "$work/repo/$href" || { echo "S3-served bytes differ" >&2; exit 1; }
-s3_gets=$(curl -s "$s3/metrics" | awk '/^packyard_blob_s3_requests_total\{kind="get"\}/ {print $2}')
-log "cold: median ${cold[*]} ms"
+s3_gets=$(s3_get_count)
+log "cold: median $(med "${cold[@]}") ms, max $(printf '%s\n' "${cold[@]}" | sort -g | tail -1) ms"
 
 # ---------------------------------------------------------------- warm: wrk, alternating order
 wrk -t2 -c"$conns" -d3s "$fs/repos/bench/$href" > /dev/null
@@ -93,12 +107,13 @@ run_s3() { wrk -t2 -c"$conns" -d"${seconds}s" --latency "$s3/repos/bench/$href" 
 for r in $(seq "$rounds"); do
   loads+=("$(cut -d' ' -f1 /proc/loadavg)")
   in_turn "$r" run_fs run_s3
+  all_2xx "$work/wrk-fs-$r.txt"; all_2xx "$work/wrk-s3-$r.txt"
   a=$(wrk_rps < "$work/wrk-fs-$r.txt") b=$(wrk_rps < "$work/wrk-s3-$r.txt")
   fs_rps+=("$a") s3_rps+=("$b") ratios+=("$(ratio "$b" "$a")")
   fs_p99+=("$(wrk_ms 99% < "$work/wrk-fs-$r.txt")") s3_p99+=("$(wrk_ms 99% < "$work/wrk-s3-$r.txt")")
   log "round $r ($( [ $((r % 2)) = 1 ] && echo 'fs first' || echo 's3 first')): fs $a req/s, s3 $b req/s, ratio ${ratios[-1]}"
 done
-s3_gets_after=$(curl -s "$s3/metrics" | awk '/^packyard_blob_s3_requests_total\{kind="get"\}/ {print $2}')
+s3_gets_after=$(s3_get_count)
 loads+=("$(cut -d' ' -f1 /proc/loadavg)")
 took=$(secs "$started" "$(now)")
 

@@ -166,13 +166,22 @@ class ReplicasTest {
     CompletableFuture<TestServer> a = CompletableFuture.supplyAsync(() -> start("a", state, upstream));
     CompletableFuture<TestServer> b = CompletableFuture.supplyAsync(() -> start("b", state, upstream));
     TestServer ra = a.get(), rb = b.get();
-    // Both want the same sync at once: exactly one runs it, the other counts it.
+    // Both want the same sync at once: one runs it while the other waits for the lease. The
+    // waiter counts the holder's sync if it is still running when it looks, else it runs its
+    // own once the lease is free (and finds the snapshot unchanged): which of the two depends on
+    // timing, never two syncs at once and never a second snapshot.
     var fa = ra.server.syncer().sync(ra.server.config().repository("sample/x"), org.packyard.mirror.SyncListener.NONE);
     var fb = rb.server.syncer().sync(rb.server.config().repository("sample/x"), org.packyard.mirror.SyncListener.NONE);
     String ida = fa.await(120, java.util.concurrent.TimeUnit.SECONDS).snapshot().id();
     String idb = fb.await(120, java.util.concurrent.TimeUnit.SECONDS).snapshot().id();
     assertThat(idb).isEqualTo(ida);
-    assertThat(ra.server.services().state.syncRuns("sample/x", 10)).as("one sync ran").hasSize(1);
+    List<StateStore.SyncRun> runs = new ArrayList<>(ra.server.services().state.syncRuns("sample/x", 10));
+    runs.sort(java.util.Comparator.comparing(StateStore.SyncRun::startedAt));
+    assertThat(runs).as("one sync published").filteredOn(r -> r.outcome().equals("published")).hasSize(1);
+    assertThat(runs).as("at most one more, unchanged").hasSizeBetween(1, 2).allSatisfy(r -> assertThat(r.snapshotId()).isEqualTo(ida));
+    for (int i = 1; i < runs.size(); i++) {
+      assertThat(runs.get(i).startedAt()).as("never two syncs at once: " + runs).isAfterOrEqualTo(runs.get(i - 1).finishedAt());
+    }
     await(Duration.ofSeconds(5), () -> ida.equals(servedId(ra, "sample/x")) && ida.equals(servedId(rb, "sample/x")));
   }
 
