@@ -2,20 +2,28 @@
 # Mirroring benchmarks (issue: content and mirror engine):
 #  1. mirror N packages from an upstream with 100 ms latency that answers 429 above 16 requests
 #     in flight: Packyard's adaptive downloads against the ideal N x 0.1 s / 16, and against
-#     `dnf reposync` (its default 3 parallel downloads) on the same upstream;
-#  2. the peak heap of a sync that mirrors every package of a 75,000-package repository.
+#     `dnf reposync` (16 parallel downloads, 16 per mirror: its strongest setting here) on the same upstream;
+#  2. mirror REAL packages built by rpmbuild (17 MB, seeded log-normal sizes, incompressible) from
+#     an upstream with 100 ms latency that answers 429 with `Retry-After: 1` above 16 in flight,
+#     ROUNDS times in turn with `dnf reposync` (16 parallel downloads), net of start-up (first
+#     upstream request to publish, from the upstream's request log), with a timeline of each run
+#     (benchmarks/timeline.py) kept in benchmarks/results/mirror-timeline.txt;
+#  3. the peak heap of a sync that mirrors every package of a 75,000-package repository.
 #
-#   benchmarks/mirror.sh [--packages N] [--big N] [--heap SIZE] [--out FILE]
+#   benchmarks/mirror.sh [--packages N] [--real N] [--rounds N] [--big N] [--heap SIZE] [--out FILE]
 #
-# Needs: a built ./packyard, dnf with dnf-plugins-core (reposync), curl, awk. Loopback only.
+# Needs: a built ./packyard, dnf with dnf-plugins-core (reposync), rpmbuild, createrepo_c,
+# python3, curl, awk. Loopback only.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 . "$here/lib.sh"
-packages=2000 big=75000 heap=128m out="$here/results/mirror.md"
+packages=2000 real=176 rounds=3 big=75000 heap=128m out="$here/results/mirror.md"
 while [ $# -gt 0 ]; do
   case "$1" in
     --packages) packages="$2"; shift 2 ;;
+    --real) real="$2"; shift 2 ;;
+    --rounds) rounds="$2"; shift 2 ;;
     --big) big="$2"; shift 2 ;;
     --heap) heap="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
@@ -23,13 +31,15 @@ while [ $# -gt 0 ]; do
   esac
 done
 command -v dnf >/dev/null || { echo "benchmarks/mirror.sh needs dnf and dnf-plugins-core" >&2; exit 2; }
+needs rpmbuild createrepo_c python3 curl awk
 work="${BENCH_WORK:-/tmp/packyard-bench-mirror}"
 mkdir -p "$work" "$(dirname "$out")"
 on_exit_stop_servers
 machine_line=$(machine)
 
-start_upstream() { # DIR LATENCY THROTTLE -> sets up_port
-  "$root/packyard" bench-upstream "$1" --latency "$2" --throttle "$3" > "$work/upstream.log" 2>&1 &
+start_upstream() { # DIR LATENCY THROTTLE [bench-upstream options] -> sets up_port
+  local dir="$1" latency="$2" throttle="$3"; shift 3
+  "$root/packyard" bench-upstream "$dir" --latency "$latency" --throttle "$throttle" "$@" > "$work/upstream.log" 2>&1 &
   pids+=($!)
   for _ in $(seq 120); do
     up_port=$(sed -n 's|.*http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$work/upstream.log" | head -1)
@@ -49,7 +59,12 @@ repositories:
 EOF
 }
 
+kv() { # KEY LINE: the value of KEY=value in a timeline.py summary line
+  printf '%s\n' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"
+}
+
 # ------------------------------------------------------------- 1. throttled mirror
+if [ "$packages" -gt 0 ]; then
 repo="$work/repo-$packages"
 [ -f "$repo/repodata/repomd.xml" ] || "$root/packyard" synth "$repo" --packages "$packages" --payload-size 4096 >&2
 start_upstream "$repo" 100ms 16
@@ -68,15 +83,78 @@ log "packyard: packages ${pk_pkgs}s (ideal ${ideal}s), whole sync ${pk_total}s"
 rm -rf "$work/reposync" && mkdir -p "$work/reposync"
 s=$(now)
 dnf -q -y --setopt=reposdir=/dev/null --setopt=cachedir="$work/dnfcache" --releasever=41 \
-  --repofrompath=slow,"http://127.0.0.1:$up_port/" --repo=slow --setopt=slow.gpgcheck=0 \
+  --setopt=max_parallel_downloads=16 --setopt=max_downloads_per_mirror=16 --repofrompath=slow,"http://127.0.0.1:$up_port/" --repo=slow --setopt=slow.gpgcheck=0 \
   reposync -p "$work/reposync" > "$work/reposync.log" 2>&1
 e=$(now)
 rs_total=$(secs "$s" "$e")
 rs_files=$(find "$work/reposync" -name '*.rpm' | wc -l)
 log "dnf reposync: ${rs_total}s for $rs_files files"
 kill "${pids[-1]}" 2>/dev/null || true
+fi
 
-# ------------------------------------------------------------- 2. peak heap, 75,000 packages
+# ------------------------------------------------------------- 2. real packages, Retry-After
+timeline="$here/results/mirror-timeline.txt"
+if [ "$real" -gt 0 ]; then
+  realrepo="$work/real-$real"
+  if [ ! -f "$realrepo/repodata/repomd.xml" ]; then
+    rm -rf "$realrepo"
+    python3 "$here/real-rpms.py" "$realrepo" --count "$real" --total-mb $(( real * 16 / 176 )) >&2
+    createrepo_c -q "$realrepo"
+  fi
+  real_bytes=$(find "$realrepo" -name '*.rpm' -printf '%s\n' | awk '{s+=$1} END {printf "%.1f", s/1e6}')
+  real_largest=$(find "$realrepo" -name '*.rpm' -printf '%s\n' | sort -n | tail -1 | awk '{printf "%.1f", $1/1e6}')
+  start_upstream "$realrepo" 100ms 16 --retry-after 1 --log "$work/real-requests.log"
+  log "upstream on $up_port: $real real packages ($real_bytes MB), 100 ms latency, 429 + Retry-After: 1 above 16 in flight"
+  # the upstream's refusal as a client sees it: 20 requests at once, 4 of them refused with Retry-After: 1
+  probes=()
+  for i in $(seq 20); do curl -s -o /dev/null -D "$work/probe-$i.h" "http://127.0.0.1:$up_port/repodata/repomd.xml" & probes+=($!); done
+  wait "${probes[@]}"
+  probe_429=$(cat "$work"/probe-*.h | grep -c '^HTTP/1.1 429' || true)
+  probe_ra=$(cat "$work"/probe-*.h | grep -ci '^Retry-After: 1' || true)
+  rm -f "$work"/probe-*.h
+  mirror_config "$work/real.yaml" "$work/data-real" real
+  : > "$timeline"
+  pk_nets=() pk_ratios=() pk_429s=() pk_ideals=() pk_walls=() rs_nets=() rs_429s=() rs_walls=() rs_counts=()
+  real_packyard() {
+    rm -rf "$work/data-real"
+    local s e pub end line
+    s=$(now)
+    "$root/packyard" sync --config "$work/real.yaml" > "$work/sync-real.log" 2>&1
+    e=$(now)
+    sleep 0.3 # the request log reaches its file within 100 ms
+    pub=$(grep -m1 'INFO real: published' "$work/sync-real.log" | cut -d' ' -f1)
+    end=$(date -d "$pub" +%s.%N)
+    { echo "== Packyard, round $r: ./packyard sync (net of start-up: first upstream request to the publish logged at $pub)"
+      python3 "$here/timeline.py" "$work/real-requests.log" --from "$s" --to "$e" --end "$end"
+      echo; } >> "$timeline"
+    line=$(grep '^summary' "$timeline" | tail -1)
+    pk_nets+=("$(kv net "$line")") pk_ratios+=("$(kv ratio "$line")") pk_429s+=("$(kv throttled "$line")")
+    pk_ideals+=("$(kv ideal "$line")") pk_walls+=("$(secs "$s" "$e")")
+    log "packyard round $r: net $(kv net "$line") s, ideal $(kv ideal "$line") s, $(kv throttled "$line") throttled"
+  }
+  real_reposync() {
+    rm -rf "$work/reposync-real" "$work/dnfcache-real" && mkdir -p "$work/reposync-real"
+    local s e line
+    s=$(now)
+    dnf -q -y --setopt=reposdir=/dev/null --setopt=cachedir="$work/dnfcache-real" --releasever=41 \
+      --setopt=max_parallel_downloads=16 --setopt=max_downloads_per_mirror=16 --repofrompath=real,"http://127.0.0.1:$up_port/" --repo=real \
+      --setopt=real.gpgcheck=0 reposync -p "$work/reposync-real" > "$work/reposync-real.log" 2>&1 || true
+    e=$(now)
+    sleep 0.3
+    { echo "== dnf reposync, round $r: max_parallel_downloads=16, max_downloads_per_mirror=16 (net of start-up: first upstream request to the last answer)"
+      python3 "$here/timeline.py" "$work/real-requests.log" --from "$s" --to "$e"
+      echo; } >> "$timeline"
+    line=$(grep '^summary' "$timeline" | tail -1)
+    rs_nets+=("$(kv net "$line")") rs_429s+=("$(kv throttled "$line")") rs_walls+=("$(secs "$s" "$e")")
+    rs_counts+=("$(find "$work/reposync-real" -name '*.rpm' | wc -l)")
+    log "reposync round $r: net $(kv net "$line") s, $(kv throttled "$line") throttled, ${rs_counts[-1]} files"
+  }
+  for r in $(seq "$rounds"); do in_turn "$r" real_packyard real_reposync; done
+  kill "${pids[-1]}" 2>/dev/null || true
+fi
+
+# ------------------------------------------------------------- 3. peak heap, 75,000 packages
+if [ "$big" -gt 0 ]; then
 bigrepo="$work/repo-$big"
 [ -f "$bigrepo/repodata/repomd.xml" ] || "$root/packyard" synth "$bigrepo" --packages "$big" --payload-size 512 >&2
 start_upstream "$bigrepo" 0 0
@@ -93,6 +171,7 @@ gcs=$(grep -c 'Pause' "$work/gc.log" || true)
 full=$(grep -c 'Pause Full' "$work/gc.log" || true)
 stored=$(grep -o "$big package files stored; ms [0-9]*" "$work/sync-big.log" | awk '{print $NF/1000}')
 log "75k mirror: ${big_total}s, peak heap ${peak} MB of -Xmx$heap"
+fi
 
 {
   echo "#### Mirroring figures ($(date -u +%Y-%m-%dT%H:%MZ))"
@@ -101,11 +180,20 @@ log "75k mirror: ${big_total}s, peak heap ${peak} MB of -Xmx$heap"
   echo
   echo "| workload | Packyard | peer | ratio | goal |"
   echo "| --- | --- | --- | --- | --- |"
-  echo "| mirror $packages packages (4 KiB each) from an upstream with 100 ms latency and 429 above 16 in flight: package phase (s) | $pk_pkgs | ideal $packages x 0.1 s / 16 = $ideal | $(awk -v a="$pk_pkgs" -v b="$ideal" 'BEGIN{printf "%.2f", a/b}') of ideal | ≤ 1.30 of ideal |"
-  echo "| same, the whole \`./packyard sync\` (metadata, index, packages, publish) (s) | $pk_total | \`dnf reposync\` (3 parallel downloads) $rs_total ($rs_files files) | $(awk -v a="$rs_total" -v b="$pk_total" 'BEGIN{printf "%.1f", a/b}')x faster | |"
-  echo "| mirror $big packages (immediate) with \`-Xmx$heap\`: peak heap before a collection (MB) | $peak ($gcs collections, $full of them full, sync ${big_total} s, packages ${stored} s) | | | bounded |"
+  [ "$packages" -gt 0 ] && echo "| mirror $packages packages (4 KiB each) from an upstream with 100 ms latency and 429 above 16 in flight: package phase (s) | $pk_pkgs | ideal $packages x 0.1 s / 16 = $ideal | $(awk -v a="$pk_pkgs" -v b="$ideal" 'BEGIN{printf "%.2f", a/b}') of ideal | ≤ 1.30 of ideal |"
+  [ "$packages" -gt 0 ] && echo "| same, the whole \`./packyard sync\` (metadata, index, packages, publish) (s) | $pk_total | \`dnf reposync\` (16 parallel downloads) $rs_total ($rs_files files) | $(awk -v a="$rs_total" -v b="$pk_total" 'BEGIN{printf "%.1f", a/b}')x faster | |"
+  if [ "$real" -gt 0 ]; then
+    echo "| mirror $real real packages ($real_bytes MB, largest $real_largest MB, built by rpmbuild) from an upstream with 100 ms latency and 429 + \`Retry-After: 1\` above 16 in flight: net of start-up (s), median of $rounds | $(med "${pk_nets[@]}") (runs: ${pk_nets[*]}; whole command ${pk_walls[*]}) | ideal ceil($real / 16) x (0.1 s + measured transfer) = $(med "${pk_ideals[@]}") | $(med "${pk_ratios[@]}") of ideal | ≤ 1.30 of ideal |"
+    echo "| same: throttled answers (429) per run | ${pk_429s[*]} | \`dnf reposync\` (16 parallel downloads): ${rs_429s[*]} | | < 10 |"
+    echo "| same, against \`dnf reposync\` (16 parallel downloads), net of start-up (s) | $(med "${pk_nets[@]}") | $(med "${rs_nets[@]}") (runs: ${rs_nets[*]}; files: ${rs_counts[*]}; whole command ${rs_walls[*]}) | $(ratio "$(med "${rs_nets[@]}")" "$(med "${pk_nets[@]}")")x faster | |"
+  fi
+  [ "$big" -gt 0 ] && echo "| mirror $big packages (immediate) with \`-Xmx$heap\`: peak heap before a collection (MB) | $peak ($gcs collections, $full of them full, sync ${big_total} s, packages ${stored} s) | | | bounded |"
   echo
-  echo "Last download stats of the throttled run: \`$stats\`"
+  [ "$packages" -gt 0 ] && echo "Last download stats of the throttled run: \`$stats\`"
+  if [ "$real" -gt 0 ]; then
+    echo
+    echo "The real-packages upstream, 20 requests at once: $probe_429 answered 429, $probe_ra of them with \`Retry-After: 1\`. Timelines of every run (in flight, arrivals, completions and 429s per 100 ms): benchmarks/results/mirror-timeline.txt."
+  fi
 } > "$out"
 cat "$out"
 splice_results mirror "$out"

@@ -34,9 +34,38 @@ final class AuthCache<V> {
     this.maxBytes = maxBytes;
   }
 
-  /** The key of {@code header}: its sha256, hex. */
+  /** Slots of each thread's memo of recent keys (a power of two). */
+  static final int MEMO_SLOTS = 64;
+  /** Longer headers are hashed every time, so a memo never holds more than about 64 KiB per thread. */
+  static final int MEMO_MAX_CHARS = 1024;
+  /** Per thread (an event loop): header, key, header, key... in slots picked by the header's hashCode. */
+  private static final ThreadLocal<String[]> MEMO = ThreadLocal.withInitial(() -> new String[2 * MEMO_SLOTS]);
+
+  /**
+   * The key of {@code header}: its sha256, hex. A keep-alive client sends the same header on every
+   * request, so each thread remembers the keys of the last headers it hashed (one per slot): hashing
+   * and hex-encoding the header was most of a private repository's per-request cost in the profile
+   * (BENCHMARKS.md). The memo returns exactly what hashing would, and compares the header in time
+   * that depends only on its length.
+   */
   static String key(String header) {
-    return Tokens.sha256(header);
+    if (header.length() > MEMO_MAX_CHARS) return Tokens.sha256(header);
+    String[] memo = MEMO.get();
+    int i = 2 * (header.hashCode() & (MEMO_SLOTS - 1));
+    String seen = memo[i];
+    if (seen != null && sameChars(seen, header)) return memo[i + 1];
+    String key = Tokens.sha256(header);
+    memo[i] = header;
+    memo[i + 1] = key;
+    return key;
+  }
+
+  /** Equality of two strings, in time that depends on their lengths only. */
+  private static boolean sameChars(String a, String b) {
+    if (a.length() != b.length()) return false;
+    int diff = 0;
+    for (int i = 0; i < a.length(); i++) diff |= a.charAt(i) ^ b.charAt(i);
+    return diff == 0;
   }
 
   /** The value stored under {@code key} for model {@code version}, if it has not expired at {@code now}; else null. */

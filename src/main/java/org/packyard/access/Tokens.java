@@ -42,12 +42,18 @@ public final class Tokens {
     return true;
   }
 
-  public static String sha256(String token) {
+  /** One digest per thread: looking the algorithm up among the providers cost as much as hashing. */
+  private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(() -> {
     try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8)));
+      return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
+  });
+
+  public static String sha256(String token) {
+    // digest() completes and resets the digest, so the next call starts fresh
+    return HexFormat.of().formatHex(SHA256.get().digest(token.getBytes(StandardCharsets.UTF_8)));
   }
 
   /** Constant-time equality of two strings (as UTF-8), for names presented with a token. */

@@ -91,7 +91,17 @@ public final class PackagesApi {
   }
 
   private void batchGet(RoutingContext ctx, Branch branch, Set<String> names) {
-    slots.acquire().onFailure(ctx::fail).onSuccess(slot -> readers.submit(() -> {
+    slots.acquire().onFailure(ctx::fail).onSuccess(slot -> {
+      if (ctx.response().closed()) { // gave up while it waited: the slot goes to the next one
+        slot.release();
+        return;
+      }
+      batchGet(ctx, branch, names, slot);
+    });
+  }
+
+  private void batchGet(RoutingContext ctx, Branch branch, Set<String> names, AnswerSlots.Slot slot) {
+    readers.submit(() -> {
       ChunkedBody body = new ChunkedBody().add(OPEN_PACKAGES);
       java.util.Map<Served, ByteBuffer> suffixes = new java.util.IdentityHashMap<>();
       boolean first = true;
@@ -115,7 +125,7 @@ public final class PackagesApi {
       }
       ctx.response().headers().set(Responses.CONTENT_TYPE, Responses.JSON);
       ar.result().send(ctx).onComplete(x -> slot.release());
-    }));
+    });
   }
 
   /** {@code {"names": ["a", "b"]}}: 1 to 1,000 strings, each a valid name. */

@@ -23,7 +23,6 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.packyard.access.AccessControl;
 import org.packyard.access.Subject;
-import org.packyard.server.Bytes;
 import org.packyard.catalog.Catalog;
 import org.packyard.config.Access;
 import org.packyard.catalog.Served;
@@ -110,54 +109,93 @@ public final class ContentRoutes {
   /**
    * The hot path, ahead of the router: a plain GET (no Range, no conditional headers) of a stored
    * file is sent from here. Everything else returns false and goes through the router.
+   *
+   * <p>A path answered here once is remembered with its answer ready ({@link Ready}): the file,
+   * its headers built once as a read-only map the response shares rather than copies, and the
+   * snapshot it came from. A hit is two map lookups (the path, then whether the repository still
+   * serves that snapshot) instead of parsing the path, resolving the repository by each prefix of
+   * it, formatting the date and setting five validated headers: those were half of a repomd.xml
+   * hit's CPU in the profile (BENCHMARKS.md). The access rule is checked on every request.
    */
   public boolean serveFast(HttpServerRequest req) {
-    if (req.method() != HttpMethod.GET || !req.path().startsWith(PREFIX)) return false;
+    if (req.method() != HttpMethod.GET) return false;
+    String path = req.path();
+    if (!path.startsWith(PREFIX)) return false;
     MultiMap in = req.headers();
     if (in.contains("Range") || in.contains(HttpHeaders.IF_NONE_MATCH) || in.contains(HttpHeaders.IF_MODIFIED_SINCE)) return false;
+    Catalog.View view = catalog.view();
+    Ready r = ready.get(path);
+    if (r == null || view.repository(r.served.name()) != r.served) {
+      r = prepare(view, path);
+      if (r == null) return false;
+    }
+    Served s = r.served;
+    if (s.config().access() != Access.PUBLIC) {
+      Subject who = access.subjectNow(req.getHeader(HttpHeaders.AUTHORIZATION));
+      if (who == null || !access.canRead(who, s.config())) return false; // the router answers 401/404
+    }
+    HttpServerResponse resp = req.response();
+    io.vertx.core.buffer.Buffer inMemory = small.get(r.sha);
+    if (inMemory != null) {
+      resp.headers().setAll(r.headers);
+      resp.end(inMemory);
+      return true;
+    }
+    Path blob = blobs.local(r.sha);
+    if (blob == null) return false; // not on this machine: the router path fetches it
+    TreeFile f = r.file;
+    resp.headers().setAll(r.headers);
+    small.load(r.sha, blob, f.size());
+    resp.sendFile(blob.toString(), 0, f.size()).onFailure(e -> {
+      LOG.log(Level.WARNING, "cannot send " + s.name() + "/" + f.href() + ": " + e.getMessage());
+      if (!resp.headWritten()) {
+        resp.headers().clear();
+        resp.setStatusCode(503).putHeader(Responses.CONTENT_TYPE, Responses.TEXT).end("503: Service Unavailable");
+      } else {
+        resp.reset();
+      }
+    });
+    return true;
+  }
+
+  /** A file the fast path answers, ready to send: its snapshot, the file, its blob, its headers (read-only). */
+  private record Ready(Served served, TreeFile file, String sha, MultiMap headers) {}
+
+  /** Ready answers by request path; at most {@link #READY_MAX}, forgotten all at once beyond. */
+  private final java.util.concurrent.ConcurrentHashMap<String, Ready> ready = new java.util.concurrent.ConcurrentHashMap<>();
+  static final int READY_MAX = 16_384;
+
+  /**
+   * The answer for {@code path} if the fast path may send it (a stored sha256 file of a published
+   * repository, not an on-demand package, not a redirected one), remembered; else null. Only a
+   * path that parsed and resolved to a file is remembered, so a client cannot fill the map with
+   * names of its choosing beyond the files that exist, and the map is bounded besides.
+   */
+  private Ready prepare(Catalog.View view, String path) {
     TreePath p;
     try {
-      p = TreePath.parse(req.path().substring(PREFIX.length()));
+      p = TreePath.parse(path.substring(PREFIX.length()));
     } catch (HttpError e) {
-      return false;
+      return null;
     }
-    if (p.directory()) return false;
-    Catalog.View view = catalog.view();
+    if (p.directory()) return null;
     for (int n = p.segments().size() - 1; n >= 1; n--) {
       Served s = view.repository(String.join("/", p.segments().subList(0, n)));
       if (s == null) continue;
-      if (s.config().access() != Access.PUBLIC) {
-        Subject who = access.subjectNow(req.getHeader(HttpHeaders.AUTHORIZATION));
-        if (who == null || !access.canRead(who, s.config())) return false; // the router answers 401/404
-      }
-      TreeFile f = lookup(s, p.join(n));
-      if (f == null || !f.checksum().type().equals("sha256")) return false;
-      if (s.config().policy() == Policy.ON_DEMAND && f.cache() == TreeFile.CacheClass.PACKAGE) return false;
-      HttpServerResponse resp = req.response();
-      headers(resp.headers(), f, p.join(n));
-      String sha = f.checksum().hex();
-      byte[] inMemory = small.get(sha);
-      if (inMemory != null) {
-        resp.end(Bytes.wrap(inMemory));
-        return true;
-      }
-      Path blob = blobs.local(sha);
-      if (blob == null || redirects && f.cache() == TreeFile.CacheClass.PACKAGE) {
-        resp.headers().clear();
-        return false; // not on this machine, or served by redirect: the router path fetches it
-      }
-      small.load(sha, blob, f.size());
-      resp.sendFile(blob.toString(), 0, f.size()).onFailure(e -> {
-        LOG.log(Level.WARNING, "cannot send " + s.name() + "/" + f.href() + ": " + e.getMessage());
-        if (!resp.headWritten()) {
-          resp.setStatusCode(503).putHeader(Responses.CONTENT_TYPE, Responses.TEXT).end("503: Service Unavailable");
-        } else {
-          resp.reset();
-        }
-      });
-      return true;
+      String rel = p.join(n);
+      TreeFile f = lookup(s, rel);
+      if (f == null || !f.checksum().type().equals("sha256")) return null;
+      if (s.config().policy() == Policy.ON_DEMAND && f.cache() == TreeFile.CacheClass.PACKAGE) return null;
+      if (redirects && f.cache() == TreeFile.CacheClass.PACKAGE) return null;
+      MultiMap h = HttpHeaders.headers();
+      headers(h, f, rel);
+      h.set(HttpHeaders.CONTENT_LENGTH, Long.toString(f.size()));
+      Ready r = new Ready(s, f, f.checksum().hex(), h.copy(false));
+      if (ready.size() >= READY_MAX) ready.clear();
+      ready.put(path, r);
+      return r;
     }
-    return false;
+    return null;
   }
 
   private static void headers(MultiMap h, TreeFile f, String rel) {

@@ -1,5 +1,6 @@
 package org.packyard.content;
 
+import io.vertx.core.buffer.Buffer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,7 +31,8 @@ final class SmallFiles implements AutoCloseable {
   static final long DEFAULT_BUDGET = 64L << 20;
 
   private final long budget;
-  private final Map<String, byte[]> bytes = new ConcurrentHashMap<>();
+  /** One buffer per blob, written as it is by every response (a write takes its own slice of it). */
+  private final Map<String, Buffer> bytes = new ConcurrentHashMap<>();
   private final Map<String, Boolean> pending = new ConcurrentHashMap<>();
   private final AtomicLong used = new AtomicLong();
   private final ThreadPoolExecutor loader;
@@ -51,7 +53,7 @@ final class SmallFiles implements AutoCloseable {
   }
 
   /** The bytes of blob {@code sha256}, or null when they are not in memory (yet). */
-  byte[] get(String sha256) {
+  Buffer get(String sha256) {
     return bytes.get(sha256);
   }
 
@@ -78,7 +80,7 @@ final class SmallFiles implements AutoCloseable {
         byte[] b = Files.readAllBytes(path);
         if (b.length != size) return; // not the blob the snapshot describes: leave it to the file path
         makeRoom(b.length);
-        if (bytes.putIfAbsent(sha256, b) == null) used.addAndGet(b.length);
+        if (bytes.putIfAbsent(sha256, Buffer.buffer(b)) == null) used.addAndGet(b.length);
       } catch (IOException e) {
         LOG.log(Level.FINE, "cannot load " + path + ": " + e.getMessage());
       } finally {
@@ -88,11 +90,11 @@ final class SmallFiles implements AutoCloseable {
   }
 
   private void makeRoom(long n) {
-    Iterator<Map.Entry<String, byte[]>> it = bytes.entrySet().iterator();
+    Iterator<Map.Entry<String, Buffer>> it = bytes.entrySet().iterator();
     while (used.get() + n > budget && it.hasNext()) {
-      byte[] old = it.next().getValue();
+      Buffer old = it.next().getValue();
       it.remove();
-      used.addAndGet(-old.length);
+      used.addAndGet(-old.length());
     }
   }
 

@@ -9,25 +9,36 @@ import java.time.format.DateTimeParseException;
 import org.packyard.config.Transfer;
 
 /**
- * How many requests one upstream host gets at once, tuned from what the host says (AIMD).
+ * How many requests one upstream host gets at once, tuned from what the host says (AIMD with a
+ * learned ceiling).
  *
  * <p>The limit starts at {@link #INITIAL}. While the host answers without back-pressure and its
- * time to first byte stays flat, the limit grows: by one per success at first (doubling every round
- * trip, like TCP slow start), and by {@code 1/limit} per success after the first congestion signal
- * (one per round trip). A 429 or 503, a timeout, or a latency spike (the smoothed time to first
- * byte and the latest one both above {@link #SPIKE_RATIO} times the recent minimum plus {@link
- * #SPIKE_SLACK}) multiplies it by
- * {@link #DECREASE}, at most once per round trip: a signal from a request sent before the last cut
- * does not cut again. A {@code Retry-After} pauses the host. The limit stays between 1 and the
- * transfer's cap; a fixed transfer never moves it. Growth needs demand: the limit only grows while
- * at least half of it is in use, so an idle host keeps a modest limit.
+ * time to first byte stays flat, the limit grows: by {@link #SLOW_START_GROWTH} per success at
+ * first (a quarter more every round trip, so a first overshoot costs a few refusals, not a
+ * doubling's worth), and by {@code 1/limit} per success after the first congestion signal (one per
+ * round trip). Growth needs demand: the limit only grows while at least half of it is in use, so
+ * an idle host keeps a modest limit.
  *
- * <p>With a host that refuses (429) above C concurrent requests the limit climbs to C + 1, is cut
- * to about 0.85 (C + 1), and climbs back in two or three round trips: it hovers between 0.85 C and
- * C + 1, which keeps the host about 95 % busy when refusals are cheap (a refused request goes
- * straight back to the head of the queue and waits only for the limit). {@code
- * ThrottleSimulationTest} measures it: 1000 files from a 100 ms host refusing above 16 take 6.5 s
- * against an ideal 6.25 s.
+ * <p>A refusal (429 or 503) of a request sent with N requests in flight shows where the host
+ * refuses: the limit <em>settles</em> at N - 1, and N - 1 becomes the host's learned ceiling,
+ * which growth does not pass until {@link #CEILING_PERIOD} has gone by without a refusal (then it
+ * probes again, one request per round trip). A refusal of a request sent after the limit settled
+ * (settling did not help: the host limits by rate or is busy elsewhere) cuts by {@link
+ * #DECREASE}, below the ceiling. A timeout or a latency spike (the smoothed time to first byte and
+ * the latest one both above {@link #SPIKE_RATIO} times the recent minimum plus {@link
+ * #SPIKE_SLACK}) cuts by {@link #DECREASE} too. Every signal changes the limit at most once per
+ * round trip: a signal from a request sent before the last change does not change it again.
+ *
+ * <p>A {@code Retry-After} is for the refused request: its caller sends it again exactly that much
+ * later ({@link Retrier}). It pauses the whole host only when there is nothing left to settle:
+ * the refusal came with one request in flight, or it is the second refusal in a row without a
+ * success between (the host refuses whatever the limit). The limit stays between 1 and the
+ * transfer's cap; a fixed transfer never moves it.
+ *
+ * <p>With a host that refuses (429) above C concurrent requests the limit climbs from {@link
+ * #INITIAL} to about 1.25 C within a round trip, the first refusals come back, and it settles at
+ * C: the host stays full with a handful of refusals per {@link #CEILING_PERIOD}. {@code
+ * ThrottleSimulationTest} measures it in fake time.
  *
  * <p>Thread-safe; every method is short and never blocks. Typical use, which {@link Dispatcher}
  * and {@link Retrier} implement for the downloader:
@@ -41,7 +52,7 @@ import org.packyard.config.Transfer;
  * } else {
  *   send(request).onComplete(ar -> {
  *     if (ar.succeeded()) p.succeeded();              // after p.responded() at the response head
- *     else if (status == 429) p.throttled(AdaptiveLimiter.retryAfter(header, clock));
+ *     else if (status == 429) p.throttled(AdaptiveLimiter.retryAfter(header, clock)); // and resend after it
  *     else if (timedOut) p.timedOut();
  *     else p.failed();                                // no congestion signal (404, reset, bad bytes)
  *   });
@@ -49,10 +60,14 @@ import org.packyard.config.Transfer;
  * }</pre>
  */
 public final class AdaptiveLimiter {
-  /** The starting limit. */
-  public static final int INITIAL = 4;
-  /** The multiplicative cut on a congestion signal. */
+  /** The starting limit (or the cap, when it is lower). */
+  public static final int INITIAL = 16;
+  /** Growth per success before the first congestion signal: a quarter more per round trip. */
+  static final double SLOW_START_GROWTH = 0.25;
+  /** The multiplicative cut on a congestion signal other than a first refusal. */
   public static final double DECREASE = 0.85;
+  /** How long a learned ceiling holds after the last refusal; then growth probes above it again. */
+  static final Duration CEILING_PERIOD = Duration.ofSeconds(30);
   /** Smoothed latency above this multiple of the minimum (plus the slack) is a spike. */
   public static final double SPIKE_RATIO = 2.0;
   /** Smoothed latency above this multiple of the minimum (plus the slack) stops growth. */
@@ -84,6 +99,8 @@ public final class AdaptiveLimiter {
   private long minPrevious = Long.MAX_VALUE;
   private long periodStart;
   private int consecutiveThrottles;
+  private int ceiling = Integer.MAX_VALUE;
+  private long ceilingAt;
   private long successes, failures, throttles, timeouts, cuts, retries;
 
   /**
@@ -184,21 +201,46 @@ public final class AdaptiveLimiter {
       return;
     }
     if (load * 2 < p.limitAtStart) return; // not enough demand to prove a higher limit works
-    limit = Math.min(max, limit + (slowStart ? 1 : 1 / limit));
+    limit = Math.min(Math.min(max, ceiling(now)), limit + (slowStart ? SLOW_START_GROWTH : 1 / limit));
+  }
+
+  /** The learned ceiling, or no ceiling once {@link #CEILING_PERIOD} has passed since the last refusal. */
+  private double ceiling(long now) {
+    if (ceiling != Integer.MAX_VALUE && now - ceilingAt > CEILING_PERIOD.toNanos()) ceiling = Integer.MAX_VALUE;
+    return ceiling == Integer.MAX_VALUE ? Double.MAX_VALUE : Math.max(ceiling, (int) limit);
   }
 
   private synchronized void onThrottle(Permit p, Duration retryAfter) {
+    // The host refused while it had at most the others this request found in flight: its capacity
+    // is at most load - 1 (the refusal's own timing says nothing: refusals come back a round trip later).
+    int refusedAt = p.load;
     inFlight--;
     throttles++;
     consecutiveThrottles++;
+    boolean nothingToSettle = fixed || refusedAt <= 1 || limit < 2 || consecutiveThrottles >= 2;
     if (retryAfter != null && retryAfter.toNanos() > 0) {
-      pause(retryAfter);
+      if (nothingToSettle) pause(retryAfter); // else only the refused request waits (its caller resends it)
     } else if ((fixed || limit < 2) && consecutiveThrottles >= 2) {
       // Nothing left to cut: back off the whole host so a refusing host is not hammered.
       int doublings = Math.min(consecutiveThrottles - 2, 16);
       pause(Duration.ofNanos(Math.min(MAX_STUCK_PAUSE.toNanos(), STUCK_PAUSE.toNanos() << doublings)));
     }
-    congestion(p);
+    slowStart = false;
+    if (fixed) return;
+    long now = time.nanoTime();
+    boolean settledBefore = ceiling(now) != Double.MAX_VALUE;
+    int below = Math.max(1, refusedAt - 1);
+    ceiling = Math.min(ceiling, below); // a bound from any refusal holds, whichever round trip it came in
+    ceilingAt = now;
+    if (p.seq <= lastCut) { // sent before the last change: the same round trip, no second cut
+      limit = Math.max(1, Math.min(limit, ceiling));
+      return;
+    }
+    // The first refusal: settle just below where the host refused. Refused again after settling:
+    // the concurrency alone was not the cause, cut as for any congestion signal.
+    limit = Math.max(1, settledBefore ? Math.min(limit * DECREASE, below) : Math.min(limit, below));
+    lastCut = issued;
+    cuts++;
   }
 
   private synchronized void onTimeout(Permit p) {

@@ -10,7 +10,8 @@ import java.util.function.BiFunction;
  * Runs one request to completion over a ranked list of mirrors: takes a lease from the
  * {@link Dispatcher}, reports the outcome to the host's limiter, and on failure tries again as
  * {@link RetryPolicy} says. A 429 goes back to the head of the same host's queue without counting
- * as an attempt (the limiter has just cut and paces it: that is what keeps refusals cheap). Other
+ * as an attempt (the limiter has just settled below where the host refused, and paces it: that is
+ * what keeps refusals cheap), after exactly the {@code Retry-After} the host asked for, if any. Other
  * failures move to the next mirror not known to lack the file, waiting a jittered backoff only when
  * coming back to a mirror already tried. The final failure names the file, the last URL and error,
  * and how many attempts were made.
@@ -140,6 +141,9 @@ final class Retrier {
           lease.throttled(retryAfter);
           if (++throttles > t.policy().maxThrottles()) {
             give(e, " (refused " + throttles + " times)");
+          } else if (retryAfter != null && retryAfter.toNanos() > 0) {
+            // exactly as long as the host asked, then first in line
+            scheduler.schedule(capped(retryAfter), () -> attempt(true));
           } else {
             attempt(true);
           }
@@ -164,10 +168,16 @@ final class Retrier {
         return;
       }
       next.host().limiter.recordRetry();
-      Duration delay = tried[n] && retryAfter == null ? next.policy().backoff(++revisits) : Duration.ZERO;
+      // A Retry-After is the wait this host asked for; another mirror is asked at once.
+      Duration delay = retryAfter != null && n == current ? capped(retryAfter)
+          : tried[n] && retryAfter == null ? next.policy().backoff(++revisits) : Duration.ZERO;
       current = n;
       if (delay.isZero()) attempt(true);
       else scheduler.schedule(delay, () -> attempt(true));
+    }
+
+    private static Duration capped(Duration retryAfter) {
+      return retryAfter.compareTo(AdaptiveLimiter.MAX_PAUSE) > 0 ? AdaptiveLimiter.MAX_PAUSE : retryAfter;
     }
 
     /** The next mirror after the current one that may have the file (the current one last), or -1. */

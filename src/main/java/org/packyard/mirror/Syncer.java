@@ -43,7 +43,8 @@ import org.packyard.store.StateStore;
  * Syncs repositories: picks the fastest mirror's repomd.xml, fetches every file it lists (and
  * repomd.xml.asc/.key when the mirror has them), verified against the checksums and sizes of that
  * one repomd.xml, builds the index, for {@code immediate} repositories stores every package the
- * {@link PackagePlan} names, and only then publishes a snapshot atomically. An unchanged
+ * {@link PackagePlan} names (every package: from primary.xml while the index builds), and only
+ * then publishes a snapshot atomically. An unchanged
  * repomd.xml costs one request and publishes nothing (an {@code immediate} repository still makes
  * sure its packages are stored). Any failure leaves the previous snapshot published; blobs verified
  * before it stay, so the next run resumes. At most one sync per repository runs at a time; a
@@ -56,6 +57,8 @@ public final class Syncer implements AutoCloseable {
   static final String REPOMD_KEY = "repodata/repomd.xml.key";
   private static final long MAX_SIGNATURE_BYTES = 1L << 20;
   private static final long PROGRESS_EVERY_MS = 250;
+  /** Largest primary.xml (uncompressed) whose packages are fetched while the index builds. */
+  static final long EARLY_PACKAGES_MAX_PRIMARY = 8L << 20;
 
   private final Downloader downloader;
   private final boolean ownsDownloader;
@@ -226,20 +229,47 @@ public final class Syncer implements AutoCloseable {
       if (md.file("primary") == null) throw new SyncException(repo.name() + ": repomd.xml lists no primary", null);
       storeBytes(chosen.bytes(), chosen.sha256());
       return md;
-    }).compose(md -> p.within(() -> signatures(chosen.mirror())).compose(sigs -> {
+    }).compose(md -> {
+      // The signatures and the metadata files at once: one round trip, not two.
+      Future<List<Manifest.FileRef>> sigs = p.within(() -> signatures(chosen.mirror()));
       List<RepoFile> wanted = md.files().stream().filter(f -> !f.isSqliteDatabase()).toList();
       List<FetchItem> items = wanted.stream().map(FetchItem::of).toList();
       l.phase(repo.name(), "download", wanted.size() + " metadata files");
       AtomicInteger done = new AtomicInteger();
-      return p.within(() -> downloader.fetchAll(set, items, item -> l.files(repo.name(), done.incrementAndGet(), items.size())))
-          .compose(shas -> blocking(() -> tree(repo, md, chosen.sha256(), sigs, wanted, shas, l)));
-    }))).compose(tree -> trace.phase("sync.index", p -> blocking(() -> build(repo, tree.md(), tree.wanted(), tree.shas(), l)))
-        .compose(built -> trace.phase("sync.packages", p -> fetchPackages(repo, set, built.staging().indexDir(), l, p))
-            .compose(v -> trace.phase("sync.publish", p -> blocking(() -> publish(repo, tree, chosen.sha256(), built, mirrorOrder(set, chosen), l, pass))))
-            .recover(e -> blocking(() -> {
-              snapshots.discard(built.staging());
-              return null;
-            }).transform(x -> Future.failedFuture(e)))));
+      Future<List<String>> files = p.within(() -> downloader.fetchAll(set, items, item -> l.files(repo.name(), done.incrementAndGet(), items.size())));
+      return Future.all(sigs, files)
+          .compose(v -> blocking(() -> tree(repo, md, chosen.sha256(), sigs.result(), wanted, files.result(), l)));
+    })).compose(tree -> {
+      // Packages start as soon as primary is here, while the index builds, when the plan is every
+      // package and primary is small enough to hold its list twice; else from the built index.
+      RepoFile primary = tree.md().file("primary");
+      boolean early = repo.policy() == Policy.IMMEDIATE && plan == PackagePlan.ALL && repo.filters().keepsEverything()
+          && primary != null && primary.openSize() >= 0 && primary.openSize() <= EARLY_PACKAGES_MAX_PRIMARY
+          && tree.wanted().indexOf(primary) >= 0;
+      Future<Void> packages = early
+          ? trace.phase("sync.packages", p -> blocking(() -> packagesOf(blobs.path(tree.shas().get(tree.wanted().indexOf(primary)))))
+              .compose(items -> fetchPackages(repo, set, items, l, p)))
+          : null;
+      return trace.phase("sync.index", p -> blocking(() -> build(repo, tree.md(), tree.wanted(), tree.shas(), l)))
+          .recover(e -> packages == null ? Future.failedFuture(e) : packages.transform(x -> Future.<Built>failedFuture(e)))
+          .compose(built -> (packages != null ? packages
+                  : trace.phase("sync.packages", p -> fetchPackages(repo, set, built.staging().indexDir(), l, p)))
+              .compose(v -> trace.phase("sync.publish", p -> blocking(() -> publish(repo, tree, chosen.sha256(), built, mirrorOrder(set, chosen), l, pass))))
+              .recover(e -> blocking(() -> {
+                snapshots.discard(built.staging());
+                return null;
+              }).transform(x -> Future.failedFuture(e))));
+    });
+  }
+
+  /** Every package a stored primary.xml lists (its checksum verified when it was stored), as {@link PackagePlan#ALL} would. */
+  private static List<FetchItem> packagesOf(Path primary) throws IOException {
+    List<FetchItem> out = new ArrayList<>();
+    try (java.io.InputStream in = org.packyard.rpm.Compression.decompress(Files.newInputStream(primary))) {
+      org.packyard.rpm.PrimaryParser.parse(in, m -> out.add(new FetchItem(FetchItem.PACKAGE, m.locationHref(),
+          new Checksum(m.checksumType() == null ? "sha256" : m.checksumType(), m.pkgId()), m.sizePackage())));
+    }
+    return out;
   }
 
   /** The tree to publish: the upstream's as fetched, or rewritten to the packages the filters keep. */
@@ -332,23 +362,26 @@ public final class Syncer implements AutoCloseable {
       try (SnapshotIndex index = SnapshotIndex.open(indexDir)) {
         return plan.packages(repo, index);
       }
-    }).compose(items -> {
-      l.phase(repo.name(), "packages", items.size() + " package files");
-      l.downloads(repo.name(), 0, items.size(), downloader.stats());
-      long t0 = clock.millis();
-      AtomicLong done = new AtomicLong();
-      AtomicLong lastReport = new AtomicLong(t0);
-      return p.within(() -> downloader.fetchAll(set, items, item -> {
-        long d = done.incrementAndGet();
-        long now = clock.millis();
-        long last = lastReport.get();
-        if (d == items.size() || (now - last >= PROGRESS_EVERY_MS && lastReport.compareAndSet(last, now))) {
-          l.downloads(repo.name(), d, items.size(), downloader.stats());
-        }
-      })).map(shas -> {
-        LOG.info(repo.name() + ": " + items.size() + " package files stored; ms " + (clock.millis() - t0));
-        return null;
-      });
+    }).compose(items -> fetchPackages(repo, set, items, l, p));
+  }
+
+  /** Stores {@code items}, telling {@code l} the progress. */
+  private Future<Void> fetchPackages(RepositoryConfig repo, MirrorSet set, List<FetchItem> items, SyncListener l, SyncTrace.Phase p) {
+    l.phase(repo.name(), "packages", items.size() + " package files");
+    l.downloads(repo.name(), 0, items.size(), downloader.stats());
+    long t0 = clock.millis();
+    AtomicLong done = new AtomicLong();
+    AtomicLong lastReport = new AtomicLong(t0);
+    return p.within(() -> downloader.fetchAll(set, items, item -> {
+      long d = done.incrementAndGet();
+      long now = clock.millis();
+      long last = lastReport.get();
+      if (d == items.size() || (now - last >= PROGRESS_EVERY_MS && lastReport.compareAndSet(last, now))) {
+        l.downloads(repo.name(), d, items.size(), downloader.stats());
+      }
+    })).map(shas -> {
+      LOG.info(repo.name() + ": " + items.size() + " package files stored; ms " + (clock.millis() - t0));
+      return null;
     });
   }
 

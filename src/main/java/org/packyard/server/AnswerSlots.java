@@ -45,7 +45,7 @@ public final class AnswerSlots {
         waiting.add(ctx == null ? p : wrap(ctx, p));
         return p.future();
       } else {
-        return Future.failedFuture(HttpError.unavailable("server busy: too many large answers in progress, retry shortly"));
+        return Future.failedFuture(HttpError.busy("server busy: too many large answers in progress, retry shortly"));
       }
     }
     p.complete(newSlot());

@@ -29,6 +29,11 @@ public final class ErrorMapper {
     if (f instanceof HttpError e) {
       status = e.status();
       reason = e.getMessage();
+      // Every 503 says when to come back: a shed request after a second, anything else after five.
+      // (A route that knows better, the blob store's outage, has set its own already.)
+      if (status == 503 && !ctx.response().headers().contains("Retry-After")) {
+        ctx.response().headers().set("Retry-After", e instanceof HttpError.Busy ? "1" : RETRY_AFTER_SECONDS);
+      }
     } else if (down != null) {
       // Read-only mode: content and metadata still serve; this write can be retried shortly.
       status = 503;

@@ -38,8 +38,23 @@ public class HttpError extends RuntimeException {
     return new HttpError(403, reason);
   }
 
-  /** Temporarily unable: not ready, or the bounded queues are full. */
+  /** Temporarily unable: not ready, or a back end is unreachable; answered with {@code Retry-After}. */
   public static HttpError unavailable(String reason) {
     return new HttpError(503, reason);
+  }
+
+  /**
+   * Load shed: a bounded queue is full. 503 with {@code Retry-After: 1}: the queue drains within
+   * about a second at the rates BENCHMARKS.md shows, and a client that waits that long finds room.
+   */
+  public static HttpError busy(String reason) {
+    return new Busy(reason);
+  }
+
+  /** A 503 that asks the client to retry after a second rather than after {@code unavailable}'s five. */
+  static final class Busy extends HttpError {
+    Busy(String reason) {
+      super(503, reason);
+    }
   }
 }

@@ -52,7 +52,7 @@ public final class ReaderPool implements AutoCloseable {
         else p.complete(result);
       });
     } catch (RejectedExecutionException e) {
-      return Future.failedFuture(HttpError.unavailable("server busy: index reader queue is full, retry shortly"));
+      return Future.failedFuture(HttpError.busy("server busy: index reader queue is full, retry shortly"));
     }
     return p.future();
   }

@@ -41,6 +41,10 @@ public final class Synth {
     "/etc", "/usr/lib/python3.13/site-packages", "/usr/share/locale/de/LC_MESSAGES", "/usr/libexec"
   };
 
+  /** A requirement shared by one package in {@link #MODULE_COMPAT_EVERY}, as Perl modules share it on Fedora. */
+  public static final String MODULE_COMPAT = "perl(:MODULE_COMPAT_5.40.0)";
+  public static final int MODULE_COMPAT_EVERY = 160;
+
   private final long seed;
   private final String compression;
   private int payloadSize;
@@ -233,6 +237,10 @@ public final class Synth {
       if (p.name.endsWith("-devel") || p.name.endsWith("-libs")) {
         w.write("      <rpm:entry name=\"" + p.source + "\" flags=\"EQ\" " + evrAttrs + "/>\n");
       }
+      // One in MODULE_COMPAT_EVERY requires what every Perl module on Fedora requires: a
+      // dependency answer of a few hundred packages (core.sh loads it). By index, not by rnd,
+      // so that every other line of the repository stays as it was.
+      if (p.index % MODULE_COMPAT_EVERY == MODULE_COMPAT_EVERY - 1) w.write("      <rpm:entry name=\"" + MODULE_COMPAT + "\"/>\n");
       w.write("    </rpm:requires>\n");
       if (rnd.nextInt(5) == 0) {
         w.write("    <rpm:obsoletes>\n      <rpm:entry name=\"" + p.name + "-compat\" flags=\"LT\" epoch=\"0\" ver=\"" + p.version + "\"/>\n    </rpm:obsoletes>\n");

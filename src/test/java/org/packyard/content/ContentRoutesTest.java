@@ -98,6 +98,23 @@ class ContentRoutesTest {
   }
 
   @Test
+  void aFileAnsweredAheadOfTheRouter_followsTheNextSnapshot() throws Exception {
+    String path = "/repos/meta/only/repodata/repomd.xml";
+    HttpResponse<byte[]> first = get(path);
+    HttpResponse<byte[]> again = get(path); // from the answer the first one made ready
+    assertThat(again.body()).isEqualTo(first.body());
+    assertThat(again.headers().firstValue("etag")).isEqualTo(first.headers().firstValue("etag"));
+    RepoWriter.Written next = new RepoWriter().packages(RepoWriter.pkgs(SMALL, BIG, Pkg.withPayload("third", "1.0-1", 10)))
+        .write(up.root());
+    server.sync("meta/only");
+    HttpResponse<byte[]> after = get(path);
+    assertThat(after.statusCode()).isEqualTo(200);
+    assertThat(after.body()).isEqualTo(Files.readAllBytes(next.root().resolve("repodata/repomd.xml"))).isNotEqualTo(first.body());
+    assertThat(after.headers().firstValue("etag")).isNotEqualTo(first.headers().firstValue("etag"));
+    assertThat(after.headers().firstValue("content-length")).hasValue(Integer.toString(after.body().length));
+  }
+
+  @Test
   void conditionalRequests_answer304() throws Exception {
     HttpResponse<byte[]> first = get("/repos/meta/only/repodata/repomd.xml");
     String etag = first.headers().firstValue("etag").orElseThrow();

@@ -34,57 +34,114 @@ class AdaptiveLimiterTest {
   }
 
   @Test
-  void limiter_startsAtFour_doublesEachRoundTripWhileUnthrottled() {
+  void limiter_startsAtSixteen_growsByAQuarterEachRoundTripWhileUnthrottled() {
     AdaptiveLimiter l = adaptive(64);
     List<AdaptiveLimiter.Permit> flight = fill(l);
-    assertThat(flight).hasSize(AdaptiveLimiter.INITIAL);
+    assertThat(flight).hasSize(AdaptiveLimiter.INITIAL).hasSize(16);
     List<Integer> limits = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
       roundTrip(flight, Duration.ofMillis(100));
       limits.add(l.limit());
       flight = fill(l);
     }
-    assertThat(limits).containsExactly(8, 16, 32, 64);
-    roundTrip(flight, Duration.ofMillis(100));
+    assertThat(limits).containsExactly(20, 25, 31, 39);
+    for (int i = 0; i < 4; i++) {
+      roundTrip(flight, Duration.ofMillis(100));
+      flight = fill(l);
+    }
     assertThat(l.limit()).isEqualTo(64); // capped
+    assertThat(new AdaptiveLimiter("h", 6, false, time).limit()).isEqualTo(6); // a lower cap is where it starts
+  }
+
+  /** Refuses every permit in flight beyond {@code capacity} (the last ones taken), as a host limiting concurrency does. */
+  static List<AdaptiveLimiter.Permit> refuseAbove(List<AdaptiveLimiter.Permit> flight, int capacity, Duration retryAfter) {
+    for (AdaptiveLimiter.Permit p : flight.subList(capacity, flight.size())) p.throttled(retryAfter);
+    return new ArrayList<>(flight.subList(0, capacity));
   }
 
   @Test
-  void limiter_on429_cutsOncePerRoundTrip_thenGrowsByOnePerRoundTrip() {
+  void limiter_429AtNInFlight_settlesAtNMinusOne_andStaysThereForTheNextRoundTrips() {
     AdaptiveLimiter l = adaptive(64);
-    roundTrip(fill(l), Duration.ofMillis(100));
-    roundTrip(fill(l), Duration.ofMillis(100)); // 16
+    roundTrip(fill(l), Duration.ofMillis(100)); // 20
     List<AdaptiveLimiter.Permit> flight = fill(l);
-    assertThat(flight).hasSize(16);
-    time.advance(Duration.ofMillis(1));
-    // five refusals from requests sent before the cut: one cut only
-    for (int i = 0; i < 5; i++) flight.get(i).throttled(null);
-    assertThat(l.limit()).isEqualTo((int) (16 * AdaptiveLimiter.DECREASE)); // 12
+    assertThat(flight).hasSize(20);
+    time.advance(Duration.ofMillis(100));
+    // the host serves 16 and refuses the 17th to 20th: four refusals, one change
+    List<AdaptiveLimiter.Permit> served = refuseAbove(flight, 16, null);
+    assertThat(l.limit()).isEqualTo(16); // just below the 17 in flight it refused at, not a multiplicative cut
     assertThat(l.stats(0).cuts()).isEqualTo(1);
-    assertThat(l.stats(0).throttles()).isEqualTo(5);
-    roundTrip(flight.subList(5, 16), Duration.ofMillis(100));
-    // after a congestion signal growth is additive: about one per round trip, not doubling
-    int before = l.limit();
-    roundTrip(fill(l), Duration.ofMillis(100));
-    assertThat(l.limit()).isBetween(before, before + 1);
-    roundTrip(fill(l), Duration.ofMillis(100));
-    roundTrip(fill(l), Duration.ofMillis(100));
-    assertThat(l.limit()).isBetween(before + 2, before + 3);
-    // a refusal of a request sent after the cut cuts again
-    List<AdaptiveLimiter.Permit> next = fill(l);
-    int high = l.limit();
-    next.get(0).throttled(null);
-    assertThat(l.limit()).isLessThan(high);
-    assertThat(l.stats(0).cuts()).isEqualTo(2);
+    assertThat(l.stats(0).throttles()).isEqualTo(4);
+    roundTrip(served, Duration.ZERO);
+    // the learned ceiling holds: full round trips at 16, without a refusal, do not grow past it
+    for (int i = 0; i < 50; i++) {
+      List<AdaptiveLimiter.Permit> next = fill(l);
+      assertThat(next).hasSize(16);
+      roundTrip(next, Duration.ofMillis(100));
+    }
+    assertThat(l.limit()).isEqualTo(16);
+    // once CEILING_PERIOD has passed without a refusal, growth probes above it, one per round trip
+    time.advance(AdaptiveLimiter.CEILING_PERIOD);
+    for (int i = 0; i < 3; i++) roundTrip(fill(l), Duration.ofMillis(100));
+    assertThat(l.limit()).isBetween(17, 19);
   }
 
   @Test
-  void limiter_timeout_cutsLikeARefusal() {
+  void limiter_refusedAgainAfterSettling_cutsBelowTheCeiling() {
     AdaptiveLimiter l = adaptive(64);
-    roundTrip(fill(l), Duration.ofMillis(100)); // 8
+    roundTrip(fill(l), Duration.ofMillis(100)); // 20
+    List<AdaptiveLimiter.Permit> served = refuseAbove(fill(l), 16, null);
+    assertThat(l.limit()).isEqualTo(16);
+    roundTrip(served, Duration.ofMillis(100));
+    // a refusal of a request sent after settling, at 16 in flight: settling did not help
+    List<AdaptiveLimiter.Permit> next = fill(l);
+    next.get(15).throttled(null);
+    assertThat(l.limit()).isEqualTo((int) (16 * AdaptiveLimiter.DECREASE)); // 13
+    assertThat(l.stats(0).cuts()).isEqualTo(2);
+    // another of that round trip, sent before the cut (at 15 in flight): no second cut, but its bound holds
+    next.get(14).throttled(null);
+    assertThat(l.limit()).isEqualTo(13);
+    assertThat(l.stats(0).cuts()).isEqualTo(2);
+    // after that growth is additive, about one per round trip, and never above the new ceiling (14)
+    roundTrip(next.subList(0, 14), Duration.ofMillis(100));
+    for (int i = 0; i < 10; i++) roundTrip(fill(l), Duration.ofMillis(100));
+    assertThat(l.limit()).isEqualTo(14);
+  }
+
+  @Test
+  void limiter_firstRefusalWithRetryAfter_pausesNotTheHost_aSecondInARowDoes() {
+    AdaptiveLimiter l = adaptive(64);
+    List<AdaptiveLimiter.Permit> flight = fill(l);
+    time.advance(Duration.ofMillis(100));
+    flight.get(15).throttled(AdaptiveLimiter.retryAfter("1", time.clock()));
+    // the refused request waits its second (its caller resends it); the other 15 go on
+    assertThat(l.pausedFor()).isZero();
+    assertThat(l.limit()).isEqualTo(15);
+    AdaptiveLimiter.Permit more = l.tryAcquire();
+    assertThat(more).isNull(); // 15 in flight: at the settled limit
+    flight.get(0).succeeded();
+    AdaptiveLimiter.Permit again = l.tryAcquire();
+    assertThat(again).isNotNull();
+    // two refusals in a row, no success between: the host refuses whatever the limit, pause it all
+    again.throttled(Duration.ofSeconds(1));
+    assertThat(l.pausedFor()).isZero();
+    flight.get(14).throttled(Duration.ofSeconds(1));
+    assertThat(l.pausedFor()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(l.tryAcquire()).isNull();
+    for (int i = 1; i < 14; i++) flight.get(i).succeeded(); // nothing in flight: only the pause holds it
+    assertThat(l.stats(0).inFlight()).isZero();
+    assertThat(l.tryAcquire()).isNull();
+    time.advance(Duration.ofMillis(999));
+    assertThat(l.tryAcquire()).isNull();
+    time.advance(Duration.ofMillis(1));
+    assertThat(l.tryAcquire()).isNotNull();
+  }
+
+  @Test
+  void limiter_timeout_cutsMultiplicatively() {
+    AdaptiveLimiter l = adaptive(64);
     List<AdaptiveLimiter.Permit> flight = fill(l);
     flight.get(0).timedOut();
-    assertThat(l.limit()).isEqualTo(6);
+    assertThat(l.limit()).isEqualTo((int) (AdaptiveLimiter.INITIAL * AdaptiveLimiter.DECREASE));
     assertThat(l.stats(0).timeouts()).isEqualTo(1);
   }
 
@@ -92,12 +149,12 @@ class AdaptiveLimiterTest {
   void limiter_latencySpike_cuts_flatLatencyGrows() {
     AdaptiveLimiter l = adaptive(64);
     roundTrip(fill(l), Duration.ofMillis(100));
-    roundTrip(fill(l), Duration.ofMillis(100)); // 16 at a flat 100 ms
-    assertThat(l.limit()).isEqualTo(16);
+    roundTrip(fill(l), Duration.ofMillis(100)); // 25 at a flat 100 ms
+    assertThat(l.limit()).isEqualTo(25);
     // the host slows down to 2 s to first byte under our load: the smoothed latency climbs past 2x
     List<AdaptiveLimiter.Permit> flight = fill(l);
     roundTrip(flight, Duration.ofSeconds(2));
-    assertThat(l.limit()).isLessThan(16);
+    assertThat(l.limit()).isLessThan(25);
     assertThat(l.stats(0).cuts()).isEqualTo(1); // once for the whole round trip
     assertThat(l.stats(0).latency()).isGreaterThan(Duration.ofMillis(200));
   }

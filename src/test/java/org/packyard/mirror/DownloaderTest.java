@@ -288,7 +288,7 @@ class DownloaderTest {
     HostStats s = m.downloader.stats().get(0);
     assertThat(s.timeouts()).isEqualTo(1);
     assertThat(s.cuts()).isEqualTo(1);
-    assertThat(s.limit()).isEqualTo(3); // 4 x 0.85
+    assertThat(s.limit()).isEqualTo((int) (AdaptiveLimiter.INITIAL * AdaptiveLimiter.DECREASE)); // 16 x 0.85
     assertThat(up.count("/" + item.href())).isEqualTo(2);
   }
 

@@ -165,6 +165,43 @@ class RetrierTest {
   }
 
   @Test
+  void throttledWithRetryAfterOne_atThreeInFlight_resentExactlyOneSecondLater_othersGoOnAtOnce() {
+    Retrier.Target t = target("h");
+    List<io.vertx.core.Promise<String>> held = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      io.vertx.core.Promise<String> p = io.vertx.core.Promise.promise();
+      held.add(p);
+      retrier.run("held " + i, List.of(t), (x, lease) -> p.future());
+    }
+    // the third request in flight is refused with Retry-After: 1
+    List<Duration> sentAt = new ArrayList<>();
+    Future<String> third = retrier.run("third", List.of(t), (x, lease) -> {
+      sentAt.add(time.elapsed());
+      return sentAt.size() == 1 ? Future.failedFuture(http(429, "1")) : Future.succeededFuture("ok");
+    });
+    assertThat(sentAt).containsExactly(Duration.ZERO);
+    // the limit settles just below where the host refused; the host itself is not paused,
+    // the refused request waits exactly the second it was asked to
+    HostStats s = dispatcher.stats().get(0);
+    assertThat(s.limit()).isEqualTo(2);
+    assertThat(s.paused()).isZero();
+    assertThat(time.delays()).containsExactly(Duration.ofSeconds(1));
+    held.forEach(p -> p.complete("done"));
+    List<Duration> others = new ArrayList<>();
+    for (int i = 0; i < 2; i++) retrier.run("other " + i, List.of(t), (x, lease) -> {
+      others.add(time.elapsed());
+      return Future.succeededFuture("ok");
+    });
+    assertThat(others).containsExactly(Duration.ZERO, Duration.ZERO); // not held back by the refusal's second
+    time.advance(Duration.ofMillis(999));
+    assertThat(sentAt).hasSize(1);
+    time.advance(Duration.ofMillis(1));
+    assertThat(await(third)).isEqualTo("ok");
+    assertThat(sentAt).containsExactly(Duration.ZERO, Duration.ofSeconds(1));
+    assertThat(dispatcher.stats().get(0).limit()).isEqualTo(2); // and the ceiling it learned holds
+  }
+
+  @Test
   void unavailableWithRetryAfterSeconds_pausesAndRetriesWithoutExtraBackoff() {
     List<Duration> sentAt = new ArrayList<>();
     Future<String> f = retrier.run("x", List.of(target("h")), (t, lease) -> {
