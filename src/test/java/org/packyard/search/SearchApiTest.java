@@ -103,6 +103,13 @@ class SearchApiTest {
   }
 
   @Test
+  void aShortLastWord_isNotWidened_butNamesStillStartWithIt() throws Exception {
+    assertThat(hits(search("h", null))).containsExactly("prefix:pub:http", "prefix:pub:http-parser", "prefix:pub:httpd");
+    assertThat(hits(search("htt", null))).as("three letters: words starting with it match")
+        .containsExactly("prefix:pub:http", "prefix:pub:http-parser", "prefix:pub:httpd", "text:pub:python3-http-client");
+  }
+
+  @Test
   void wordsOfTheDescription_match() throws Exception {
     assertThat(hits(search("about nginx", null))).containsExactly("text:pub:nginx");
     assertThat(hits(search("nothing-like-this", null))).isEmpty();
