@@ -412,12 +412,7 @@ public final class IndexBuilder {
 
     /** Binds the full rows into {@code multi} (of {@link #DEP_ROWS} rows) as one batch entry. */
     void bind(PreparedStatement multi) throws SQLException {
-      int p = 1;
-      for (int i = 0; i < n; i++) {
-        multi.setInt(p++, kinds[i]);
-        setText(multi, p++, names[i]);
-        multi.setInt(p++, keys[i]);
-      }
+      for (int i = 0; i < n; i++) bindRow(multi, 3 * i, i);
       multi.addBatch();
       n = 0;
     }
@@ -425,13 +420,18 @@ public final class IndexBuilder {
     /** Inserts what is left, fewer than a full statement, with the one-row {@code one}. */
     void insertEach(PreparedStatement one) throws SQLException {
       for (int i = 0; i < n; i++) {
-        one.setInt(1, kinds[i]);
-        setText(one, 2, names[i]);
-        one.setInt(3, keys[i]);
+        bindRow(one, 0, i);
         one.addBatch();
       }
       one.executeBatch();
       n = 0;
+    }
+
+    /** Binds row {@code i} to the three parameters after {@code offset}. */
+    private void bindRow(PreparedStatement st, int offset, int i) throws SQLException {
+      st.setInt(offset + 1, kinds[i]);
+      setText(st, offset + 2, names[i]);
+      st.setInt(offset + 3, keys[i]);
     }
   }
 
