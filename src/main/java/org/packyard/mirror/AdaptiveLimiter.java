@@ -12,8 +12,12 @@ import org.packyard.config.Transfer;
  * How many requests one upstream host gets at once, tuned from what the host says (AIMD with a
  * learned ceiling).
  *
- * <p>The limit starts at {@link #INITIAL}. While the host answers without back-pressure and its
- * time to first byte stays flat, the limit grows: by {@link #SLOW_START_GROWTH} per success at
+ * <p>The limit starts at {@link #INITIAL} and holds there for the first {@link #PROBE_AFTER} of a
+ * burst of work (from the first request after the host was idle for {@link #IDLE_RESET}): a probe
+ * above a host's capacity costs each refused request its {@code Retry-After}, often longer than a
+ * small sync takes at the starting limit, so a sync that ends within that time never probes, and a
+ * long one still finds a larger capacity within seconds. After it, while the host answers without
+ * back-pressure and its time to first byte stays flat, the limit grows: by {@link #SLOW_START_GROWTH} per success at
  * first (a quarter more every round trip, so a first overshoot costs a few refusals, not a
  * doubling's worth), and by {@code 1/limit} per success after the first congestion signal (one per
  * round trip). Growth needs demand: the limit only grows while at least half of it is in use, so
@@ -31,12 +35,14 @@ import org.packyard.config.Transfer;
  *
  * <p>A {@code Retry-After} is for the refused request: its caller sends it again exactly that much
  * later ({@link Retrier}). It pauses the whole host only when there is nothing left to settle:
- * the refusal came with one request in flight, or it is the second refusal in a row without a
- * success between (the host refuses whatever the limit). The limit stays between 1 and the
+ * the refusal came with one request in flight, or a request sent after the limit settled was
+ * refused too, with no success between (the host refuses whatever the limit). Refusals of
+ * requests sent in the same round trip are one signal: a host that refuses above C answers a
+ * burst of them at once, and they neither cut again nor pause the host. The limit stays between 1 and the
  * transfer's cap; a fixed transfer never moves it.
  *
- * <p>With a host that refuses (429) above C concurrent requests the limit climbs from {@link
- * #INITIAL} to about 1.25 C within a round trip, the first refusals come back, and it settles at
+ * <p>With a host that refuses (429) above C concurrent requests the limit climbs (after {@link
+ * #PROBE_AFTER}) from {@link #INITIAL} to about 1.25 C within a round trip, the first refusals come back, and it settles at
  * C: the host stays full with a handful of refusals per {@link #CEILING_PERIOD}. {@code
  * ThrottleSimulationTest} measures it in fake time.
  *
@@ -62,6 +68,10 @@ import org.packyard.config.Transfer;
 public final class AdaptiveLimiter {
   /** The starting limit (or the cap, when it is lower). */
   public static final int INITIAL = 16;
+  /** How long a burst of work runs at the starting limit before growth may probe above it. */
+  public static final Duration PROBE_AFTER = Duration.ofSeconds(2);
+  /** Idle (nothing in flight) this long, the next request starts a new burst. */
+  static final Duration IDLE_RESET = Duration.ofSeconds(5);
   /** Growth per success before the first congestion signal: a quarter more per round trip. */
   static final double SLOW_START_GROWTH = 0.25;
   /** The multiplicative cut on a congestion signal other than a first refusal. */
@@ -93,6 +103,10 @@ public final class AdaptiveLimiter {
   private long issued;
   private long lastCut;
   private long pausedUntil;
+  private long burstStart;
+  private long idleSince;
+  private boolean idle = true;
+  private boolean everBusy;
   private boolean paused;
   private long srtt = -1;
   private long minCurrent = Long.MAX_VALUE;
@@ -131,6 +145,10 @@ public final class AdaptiveLimiter {
   /** A permit to send one request now, or null when the host is at its limit or paused. */
   public synchronized Permit tryAcquire() {
     if (pausedNanos() > 0 || inFlight >= current()) return null;
+    long now = time.nanoTime();
+    if (inFlight == 0 && (!everBusy || (idle && now - idleSince > IDLE_RESET.toNanos()))) burstStart = now;
+    everBusy = true;
+    idle = false;
     inFlight++;
     return new Permit(++issued, time.nanoTime(), inFlight, current());
   }
@@ -178,10 +196,19 @@ public final class AdaptiveLimiter {
     return left;
   }
 
+  /** One request fewer in flight; notes when the host went idle. */
+  private void ended() {
+    inFlight--;
+    if (inFlight == 0) {
+      idle = true;
+      idleSince = time.nanoTime();
+    }
+  }
+
   private synchronized void onSuccess(Permit p) {
     // the demand this request saw: what was in flight when it started or when it ended
     int load = Math.max(p.load, inFlight);
-    inFlight--;
+    ended();
     successes++;
     consecutiveThrottles = 0;
     long now = time.nanoTime();
@@ -201,6 +228,7 @@ public final class AdaptiveLimiter {
       return;
     }
     if (load * 2 < p.limitAtStart) return; // not enough demand to prove a higher limit works
+    if (now - burstStart < PROBE_AFTER.toNanos() && limit >= Math.min(INITIAL, max)) return; // not yet worth a refusal
     limit = Math.min(Math.min(max, ceiling(now)), limit + (slowStart ? SLOW_START_GROWTH : 1 / limit));
   }
 
@@ -214,9 +242,10 @@ public final class AdaptiveLimiter {
     // The host refused while it had at most the others this request found in flight: its capacity
     // is at most load - 1 (the refusal's own timing says nothing: refusals come back a round trip later).
     int refusedAt = p.load;
-    inFlight--;
+    ended();
     throttles++;
-    consecutiveThrottles++;
+    // a refusal of a request sent before the last change is an echo of the signal that made it
+    if (fixed || p.seq > lastCut) consecutiveThrottles++;
     boolean nothingToSettle = fixed || refusedAt <= 1 || limit < 2 || consecutiveThrottles >= 2;
     if (retryAfter != null && retryAfter.toNanos() > 0) {
       if (nothingToSettle) pause(retryAfter); // else only the refused request waits (its caller resends it)
@@ -244,13 +273,13 @@ public final class AdaptiveLimiter {
   }
 
   private synchronized void onTimeout(Permit p) {
-    inFlight--;
+    ended();
     timeouts++;
     congestion(p);
   }
 
   private synchronized void onFailure() {
-    inFlight--;
+    ended();
     failures++;
   }
 

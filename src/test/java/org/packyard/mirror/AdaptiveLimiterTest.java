@@ -33,9 +33,39 @@ class AdaptiveLimiterTest {
     }
   }
 
+  /** Starts a burst and lets {@link AdaptiveLimiter#PROBE_AFTER} pass with no latency sample: growth may probe from now on. */
+  void probeHoldPassed(AdaptiveLimiter l) {
+    AdaptiveLimiter.Permit p = l.tryAcquire();
+    time.advance(AdaptiveLimiter.PROBE_AFTER);
+    p.failed();
+  }
+
+  @Test
+  void limiter_startsAtSixteen_holdsThereForTheFirstSeconds_noRefusalForASmallSync() {
+    AdaptiveLimiter l = adaptive(64);
+    // 15 full round trips of 100 ms (a 240-file sync at 16): all at the starting limit
+    for (int i = 0; i < 15; i++) {
+      List<AdaptiveLimiter.Permit> flight = fill(l);
+      assertThat(flight).hasSize(16);
+      roundTrip(flight, Duration.ofMillis(100));
+    }
+    assertThat(l.limit()).isEqualTo(16);
+    // past PROBE_AFTER of the same burst, growth probes
+    time.advance(AdaptiveLimiter.PROBE_AFTER);
+    roundTrip(fill(l), Duration.ofMillis(100));
+    assertThat(l.limit()).isEqualTo(20);
+    // idle for longer than IDLE_RESET: the next burst holds at its limit again for PROBE_AFTER
+    time.advance(AdaptiveLimiter.IDLE_RESET.plusMillis(1));
+    int before = l.limit();
+    roundTrip(fill(l), Duration.ofMillis(100));
+    roundTrip(fill(l), Duration.ofMillis(100));
+    assertThat(l.limit()).isEqualTo(before);
+  }
+
   @Test
   void limiter_startsAtSixteen_growsByAQuarterEachRoundTripWhileUnthrottled() {
     AdaptiveLimiter l = adaptive(64);
+    probeHoldPassed(l);
     List<AdaptiveLimiter.Permit> flight = fill(l);
     assertThat(flight).hasSize(AdaptiveLimiter.INITIAL).hasSize(16);
     List<Integer> limits = new ArrayList<>();
@@ -62,6 +92,7 @@ class AdaptiveLimiterTest {
   @Test
   void limiter_429AtNInFlight_settlesAtNMinusOne_andStaysThereForTheNextRoundTrips() {
     AdaptiveLimiter l = adaptive(64);
+    probeHoldPassed(l);
     roundTrip(fill(l), Duration.ofMillis(100)); // 20
     List<AdaptiveLimiter.Permit> flight = fill(l);
     assertThat(flight).hasSize(20);
@@ -81,6 +112,7 @@ class AdaptiveLimiterTest {
     assertThat(l.limit()).isEqualTo(16);
     // once CEILING_PERIOD has passed without a refusal, growth probes above it, one per round trip
     time.advance(AdaptiveLimiter.CEILING_PERIOD);
+    probeHoldPassed(l); // idle for that long: a new burst, past its hold
     for (int i = 0; i < 3; i++) roundTrip(fill(l), Duration.ofMillis(100));
     assertThat(l.limit()).isBetween(17, 19);
   }
@@ -88,6 +120,7 @@ class AdaptiveLimiterTest {
   @Test
   void limiter_refusedAgainAfterSettling_cutsBelowTheCeiling() {
     AdaptiveLimiter l = adaptive(64);
+    probeHoldPassed(l);
     roundTrip(fill(l), Duration.ofMillis(100)); // 20
     List<AdaptiveLimiter.Permit> served = refuseAbove(fill(l), 16, null);
     assertThat(l.limit()).isEqualTo(16);
@@ -121,19 +154,44 @@ class AdaptiveLimiterTest {
     flight.get(0).succeeded();
     AdaptiveLimiter.Permit again = l.tryAcquire();
     assertThat(again).isNotNull();
-    // two refusals in a row, no success between: the host refuses whatever the limit, pause it all
+    // refused although sent after settling: a new signal (a cut), not yet a pause
     again.throttled(Duration.ofSeconds(1));
     assertThat(l.pausedFor()).isZero();
-    flight.get(14).throttled(Duration.ofSeconds(1));
+    // the host now refuses everything: three more of the first round trip (echoes, no new signal)
+    for (int i = 12; i < 15; i++) flight.get(i).throttled(Duration.ofSeconds(1));
+    assertThat(l.pausedFor()).isZero();
+    AdaptiveLimiter.Permit third = l.tryAcquire();
+    assertThat(third).isNotNull();
+    // refused again, sent after that cut, no success between: the host refuses whatever the limit, pause it all
+    third.throttled(Duration.ofSeconds(1));
     assertThat(l.pausedFor()).isEqualTo(Duration.ofSeconds(1));
     assertThat(l.tryAcquire()).isNull();
-    for (int i = 1; i < 14; i++) flight.get(i).succeeded(); // nothing in flight: only the pause holds it
+    for (int i = 1; i < 12; i++) flight.get(i).succeeded(); // nothing in flight: only the pause holds it
     assertThat(l.stats(0).inFlight()).isZero();
     assertThat(l.tryAcquire()).isNull();
     time.advance(Duration.ofMillis(999));
     assertThat(l.tryAcquire()).isNull();
     time.advance(Duration.ofMillis(1));
     assertThat(l.tryAcquire()).isNotNull();
+  }
+
+  @Test
+  void limiter_refusalsOfOneRoundTripWithRetryAfter_areOneSignal_noPause() {
+    AdaptiveLimiter l = adaptive(64);
+    probeHoldPassed(l);
+    roundTrip(fill(l), Duration.ofMillis(100)); // 20
+    List<AdaptiveLimiter.Permit> flight = fill(l);
+    assertThat(flight).hasSize(20);
+    time.advance(Duration.ofMillis(100));
+    // a host that refuses above 16 answers the 17th to 20th at once, each with Retry-After: 1
+    List<AdaptiveLimiter.Permit> served = refuseAbove(flight, 16, Duration.ofSeconds(1));
+    assertThat(l.stats(0).throttles()).isEqualTo(4);
+    assertThat(l.stats(0).cuts()).isEqualTo(1);
+    assertThat(l.limit()).isEqualTo(16);
+    // only the four refused requests wait their second; the host is not paused, the 16 go on
+    assertThat(l.pausedFor()).isZero();
+    roundTrip(served, Duration.ZERO);
+    assertThat(fill(l)).hasSize(16);
   }
 
   @Test
@@ -148,6 +206,7 @@ class AdaptiveLimiterTest {
   @Test
   void limiter_latencySpike_cuts_flatLatencyGrows() {
     AdaptiveLimiter l = adaptive(64);
+    probeHoldPassed(l);
     roundTrip(fill(l), Duration.ofMillis(100));
     roundTrip(fill(l), Duration.ofMillis(100)); // 25 at a flat 100 ms
     assertThat(l.limit()).isEqualTo(25);
@@ -162,6 +221,7 @@ class AdaptiveLimiterTest {
   @Test
   void limiter_slowFirstAnswerThenFlat_isNoSpike() {
     AdaptiveLimiter l = adaptive(64);
+    probeHoldPassed(l);
     // a cold start: the first answer takes 800 ms (connection setup, a JVM warming up), then the
     // host answers in a flat 100 ms: the high average that the first answer leaves is not a spike
     roundTrip(List.of(l.tryAcquire()), Duration.ofMillis(800));
