@@ -275,12 +275,16 @@ public final class Downloader implements AutoCloseable {
     if (running != null) return running;
     Future<String> f;
     try {
-      f = blocking(() -> stored(item)).compose(sha -> {
-        if (sha != null) {
+      // One trip to the blob pool before the request: whether it is stored, else its temp file.
+      f = blocking(() -> {
+        String sha = stored(item);
+        return sha != null ? new Before(sha, null) : new Before(null, blobs.newTempFile());
+      }).compose(b -> {
+        if (b.sha() != null) {
           reused.incrementAndGet();
-          return Future.succeededFuture(sha);
+          return Future.succeededFuture(b.sha());
         }
-        return download(set, item, trace);
+        return download(set, item, trace, b.tmp());
       });
     } catch (RuntimeException e) {
       f = Future.failedFuture(e);
@@ -304,6 +308,9 @@ public final class Downloader implements AutoCloseable {
     }));
   }
 
+  /** A stored blob's sha256, or the temp file to download into. */
+  private record Before(String sha, Path tmp) {}
+
   private String stored(FetchItem item) throws java.io.IOException {
     Optional<String> sha = blobs.find(item.checksum());
     return sha.orElse(null);
@@ -313,10 +320,10 @@ public final class Downloader implements AutoCloseable {
    * Downloads into one temp file (each attempt starts it over), holding a place at the host only
    * for the transfer itself: flushing to disk and committing happen after the place is given back.
    */
-  private Future<String> download(MirrorSet set, FetchItem item, io.opentelemetry.context.Context trace) {
+  private Future<String> download(MirrorSet set, FetchItem item, io.opentelemetry.context.Context trace, Path tmp) {
     DownloadTrace span = DownloadTrace.start(telemetry, trace, item);
     java.util.concurrent.atomic.AtomicReference<MirrorSet.Mirror> served = new java.util.concurrent.atomic.AtomicReference<>();
-    return blocking(blobs::newTempFile).compose(tmp -> retrier.run(item.describe(), set.ranked(), (m, lease) -> {
+    return retrier.run(item.describe(), set.ranked(), (m, lease) -> {
           Future<String> attempt;
           try (io.opentelemetry.context.Scope s = span.attempt(m.upstream().describe(item.href()))) {
             attempt = m.upstream().download(item.href(), tmp, new Verifier(item, m.upstream().describe(item.href())),
@@ -343,7 +350,7 @@ public final class Downloader implements AutoCloseable {
           return sha;
         }))
         // The partial file is gone before the failure is reported.
-        .recover(e -> blocking(() -> Files.deleteIfExists(tmp)).transform(x -> Future.failedFuture(e))))
+        .recover(e -> blocking(() -> Files.deleteIfExists(tmp)).transform(x -> Future.failedFuture(e)))
         .andThen(ar -> span.end(ar.failed() ? ar.cause() : null));
   }
 
