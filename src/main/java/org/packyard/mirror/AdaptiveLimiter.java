@@ -13,7 +13,8 @@ import org.packyard.config.Transfer;
  * learned ceiling).
  *
  * <p>The limit starts at {@link #INITIAL} and holds there for the first {@link #PROBE_AFTER} of a
- * burst of work (from the first request after the host was idle for {@link #IDLE_RESET}): a probe
+ * burst of work that keeps at least half of it in use (a success with less in flight, or a first
+ * request after the host was idle for {@link #IDLE_RESET}, starts that time again): a probe
  * above a host's capacity costs each refused request its {@code Retry-After}, often longer than a
  * small sync takes at the starting limit, so a sync that ends within that time never probes, and a
  * long one still finds a larger capacity within seconds. After it, while the host answers without
@@ -227,7 +228,10 @@ public final class AdaptiveLimiter {
       slowStart = false; // latency is rising: stop doubling, hold
       return;
     }
-    if (load * 2 < p.limitAtStart) return; // not enough demand to prove a higher limit works
+    if (load * 2 < p.limitAtStart) { // not enough demand to prove a higher limit works
+      burstStart = now; // and the hold counts time at full use only
+      return;
+    }
     if (now - burstStart < PROBE_AFTER.toNanos() && limit >= Math.min(INITIAL, max)) return; // not yet worth a refusal
     limit = Math.min(Math.min(max, ceiling(now)), limit + (slowStart ? SLOW_START_GROWTH : 1 / limit));
   }

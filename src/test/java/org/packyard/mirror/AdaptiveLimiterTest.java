@@ -63,6 +63,22 @@ class AdaptiveLimiterTest {
   }
 
   @Test
+  void limiter_holdCountsOnlyTimeAtFullUse_aMetadataPhaseDoesNotUseItUp() {
+    AdaptiveLimiter l = adaptive(64);
+    // 3 s of two requests at a time (repomd.xml, then the metadata files): little demand
+    for (int i = 0; i < 30; i++) {
+      List<AdaptiveLimiter.Permit> two = List.of(l.tryAcquire(), l.tryAcquire());
+      roundTrip(two, Duration.ofMillis(100));
+    }
+    // then the packages fill the host: they get their PROBE_AFTER at 16 before any probe
+    for (int i = 0; i < 19; i++) roundTrip(fill(l), Duration.ofMillis(100));
+    assertThat(l.limit()).isEqualTo(16);
+    roundTrip(fill(l), Duration.ofMillis(100));
+    roundTrip(fill(l), Duration.ofMillis(100));
+    assertThat(l.limit()).isGreaterThan(16);
+  }
+
+  @Test
   void limiter_startsAtSixteen_growsByAQuarterEachRoundTripWhileUnthrottled() {
     AdaptiveLimiter l = adaptive(64);
     probeHoldPassed(l);
@@ -221,10 +237,10 @@ class AdaptiveLimiterTest {
   @Test
   void limiter_slowFirstAnswerThenFlat_isNoSpike() {
     AdaptiveLimiter l = adaptive(64);
-    probeHoldPassed(l);
     // a cold start: the first answer takes 800 ms (connection setup, a JVM warming up), then the
     // host answers in a flat 100 ms: the high average that the first answer leaves is not a spike
     roundTrip(List.of(l.tryAcquire()), Duration.ofMillis(800));
+    probeHoldPassed(l);
     for (int i = 0; i < 4; i++) roundTrip(fill(l), Duration.ofMillis(100));
     assertThat(l.stats(0).cuts()).isZero();
     assertThat(l.limit()).isGreaterThan(AdaptiveLimiter.INITIAL);
