@@ -52,7 +52,11 @@ final class HttpUpstream implements Upstream {
             return Future.succeededFuture(resp);
           }
           String retryAfter = resp.getHeader(HttpHeaders.RETRY_AFTER);
-          resp.end(); // drain so the connection returns to the pool
+          try {
+            resp.end(); // drain so the connection returns to the pool
+          } catch (IllegalStateException alreadyEnded) {
+            // a short error body (429 "slow down", 500) can be read to its end before we get here
+          }
           return Future.failedFuture(new UpstreamException(
               url + ": HTTP " + resp.statusCode() + " " + resp.statusMessage(), UpstreamException.Kind.HTTP,
               resp.statusCode(), retryAfter, null));
@@ -85,12 +89,34 @@ final class HttpUpstream implements Upstream {
   @Override
   public Future<byte[]> fetchBytes(String href, long maxBytes, Runnable onResponse) {
     String url = url(href);
-    return get(client, url, idleTimeoutMs, onResponse).compose(resp -> readBody(resp, url, maxBytes));
+    return onContext(() -> get(client, url, idleTimeoutMs, onResponse).compose(resp -> readBody(resp, url, maxBytes)));
+  }
+
+  /**
+   * Runs {@code call} on a Vert.x context. Called from a plain thread (a retry timer of a test's
+   * fake clock), the response's handlers would be set from that thread while the event loop may
+   * already have read a short body to its end, unseen.
+   */
+  private <T> Future<T> onContext(java.util.function.Supplier<Future<T>> call) {
+    if (Vertx.currentContext() != null) return call.get();
+    Promise<T> p = Promise.promise();
+    vertx.runOnContext(v -> {
+      try {
+        call.get().onComplete(p);
+      } catch (RuntimeException e) {
+        p.tryFail(e);
+      }
+    });
+    return p.future();
   }
 
   @Override
   public Future<String> download(String href, Path dest, Verifier verifier, Runnable onResponse, Runnable onReceived) {
     String url = url(href);
+    return onContext(() -> downloadHere(url, dest, verifier, onResponse, onReceived));
+  }
+
+  private Future<String> downloadHere(String url, Path dest, Verifier verifier, Runnable onResponse, Runnable onReceived) {
     return get(client, url, idleTimeoutMs, onResponse).compose(resp -> {
       long expected = verifier.expectedSize();
       String len = resp.getHeader(HttpHeaders.CONTENT_LENGTH);
