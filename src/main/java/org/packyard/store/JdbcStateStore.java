@@ -27,6 +27,11 @@ final class JdbcStateStore implements StateStore {
   }
 
   @Override
+  public boolean sharedAcrossDataDirectories() {
+    return db.dialect() == Db.Dialect.POSTGRESQL;
+  }
+
+  @Override
   public long startSyncRun(String repository, Instant at) {
     return db.tx(c -> {
       try (PreparedStatement st = db.prepareInsert(c,

@@ -21,6 +21,7 @@ import org.packyard.config.Transfer;
 import org.packyard.rpm.Checksum;
 import org.packyard.store.Manifest;
 import org.packyard.store.SnapshotStore;
+import org.packyard.testkit.Exec;
 import org.packyard.testkit.FakeUpstream;
 import org.packyard.testkit.RepoWriter;
 import org.packyard.testkit.RepoWriter.Pkg;
@@ -119,14 +120,9 @@ class SyncCrashTest {
     return new RepoWriter().packages(pkgs).write(tmp.resolve(dir));
   }
 
-  /** {@code packyard sync --config FILE} in a new JVM: the same java, the test's class path. */
+  /** {@code packyard sync --config FILE} in a new JVM. */
   private Process sync(Path config) throws Exception {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder pb = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-        "org.packyard.cli.Main", "sync", "--config", config.toString())
-        .redirectErrorStream(true).redirectOutput(tmp.resolve("child.log").toFile());
-    pb.environment().remove("PACKYARD_TTY");
-    child = pb.start();
+    child = Exec.packyard(tmp.resolve("child.log"), "sync", "--config", config.toString());
     return child;
   }
 
