@@ -50,6 +50,11 @@ public interface StateStore extends AutoCloseable {
    */
   boolean sharedAcrossDataDirectories();
 
+  /**
+   * Records a run of {@code repository} starting at {@code at}. The caller holds the repository's
+   * sync lease, so a run of it still marked running belongs to a process that stopped (killed,
+   * lost its lease): it is closed as failed, abandoned, in the same transaction.
+   */
   long startSyncRun(String repository, Instant at);
 
   void finishSyncRun(long id, String outcome, String snapshotId, String message, Instant at);

@@ -94,6 +94,12 @@ class SyncCrashTest {
       int again = up.count("/" + href) - before.get(href);
       assertThat(again).as("%s fetched again", href).isEqualTo(storedBefore.contains(href) ? 0 : 1);
     }
+    try (org.packyard.store.StateDatabase db = org.packyard.store.StateDatabase.sqlite(data.resolve("state.db"), java.time.Clock.systemUTC())) {
+      List<org.packyard.store.StateStore.SyncRun> runs = db.state().syncRuns("crash/r", 10);
+      assertThat(runs).extracting(org.packyard.store.StateStore.SyncRun::outcome).as("the killed run is not left running")
+          .containsExactly("published", "failed", "published");
+      assertThat(runs.get(1).message()).startsWith("abandoned");
+    }
     String second = snapshots.currentId("crash/r").orElseThrow();
     assertThat(second).isNotEqualTo(first);
     Manifest m = snapshots.current("crash/r").orElseThrow().manifest();
