@@ -70,8 +70,10 @@ sq_ingest=$(printf '%s\n' "${ingest_sq[@]}" | median)
 breakdown=$(grep -o 'ms {.*}' "$work/sync.log" | tail -1 || true)
 
 # ---------------------------------------------------------------- serve + nginx
-PACKYARD_JAVA_OPTS="-Xmx1g -XX:+UseZGC" "$root/packyard" serve --config "$work/packyard.yaml" \
-  --listen "127.0.0.1:$pk_port" >"$work/serve.log" 2>&1 &
+# The probes also on a listener of their own (probes_listen), as deploy/ configures Kubernetes.
+probe_port=$((pk_port + 20))
+PACKYARD_PROBES_LISTEN="127.0.0.1:$probe_port" PACKYARD_JAVA_OPTS="-Xmx1g -XX:+UseZGC" "$root/packyard" serve \
+  --config "$work/packyard.yaml" --listen "127.0.0.1:$pk_port" >"$work/serve.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 120); do curl -sf "http://127.0.0.1:$pk_port/readyz" >/dev/null && break; sleep 0.5; done
 
@@ -89,7 +91,10 @@ rm -rf "$work/www" && mkdir -p "$work/www/f75/pkg"
 awk -v dir="$work/www/f75/pkg" '{
   if (match($0, /^\{"name":"[^"]*"/)) { n = substr($0, 10, RLENGTH - 10); printf "%s", $0 > (dir "/" n); close(dir "/" n); print n > "/dev/stderr" }
 }' "$work/all.ndjson" 2> "$work/names.txt"
-sample=$(sed -n 7p "$work/names.txt")
+# /pkg asks for 2,000 of them (every 37th name, as benchmarks/run.sh and the issue): all 75,000
+# would thrash nginx's open_file_cache, which the open-file limit here caps below that.
+awk '(NR - 1) % 37 == 0 && n < 2000 {print; n++}' "$work/names.txt" > "$work/pkg-names.txt"
+sample=$(sed -n 7p "$work/pkg-names.txt")
 curl -s "http://127.0.0.1:$pk_port/f75/pkg/$sample" | cmp -s - "$work/www/f75/pkg/$sample" || { echo "nginx bytes differ from /pkg for $sample" >&2; exit 1; }
 
 nginx_conf "$work/nginx" "$ngx_port" "$work/www"
@@ -97,17 +102,17 @@ nginx -c "$work/nginx/nginx.conf" -p "$work/nginx" -e "$work/nginx/logs/error.lo
 
 
 log "warm-up (15 s each: the JVM compiles its hot paths first)"
-wrk -t2 -c100 -d15s -s "$here/random-name.lua" "http://127.0.0.1:$ngx_port" -- "$work/names.txt" >/dev/null
-wrk -t2 -c100 -d15s -s "$here/random-name.lua" "http://127.0.0.1:$pk_port" -- "$work/names.txt" >/dev/null
+wrk -t2 -c100 -d15s -s "$here/random-name.lua" "http://127.0.0.1:$ngx_port" -- "$work/pkg-names.txt" >/dev/null
+wrk -t2 -c100 -d15s -s "$here/random-name.lua" "http://127.0.0.1:$pk_port" -- "$work/pkg-names.txt" >/dev/null
 
 pk_rps=() ngx_rps=() pk_p50=() ngx_p50=() pk_p99=() ngx_p99=()
 pkg_nginx() {
-  local o; o=$(wrk -t2 -c100 -d"${seconds}s" --latency -s "$here/random-name.lua" "http://127.0.0.1:$ngx_port" -- "$work/names.txt")
+  local o; o=$(wrk -t2 -c100 -d"${seconds}s" --latency -s "$here/random-name.lua" "http://127.0.0.1:$ngx_port" -- "$work/pkg-names.txt")
   ngx_rps+=("$(wrk_rps <<<"$o")"); ngx_p50+=("$(wrk_ms 50% <<<"$o")"); ngx_p99+=("$(wrk_ms 99% <<<"$o")")
   if grep -q "Non-2xx" <<<"$o"; then echo "nginx answered errors:" >&2; echo "$o" >&2; exit 1; fi
 }
 pkg_packyard() {
-  local o; o=$(wrk -t2 -c100 -d"${seconds}s" --latency -s "$here/random-name.lua" "http://127.0.0.1:$pk_port" -- "$work/names.txt")
+  local o; o=$(wrk -t2 -c100 -d"${seconds}s" --latency -s "$here/random-name.lua" "http://127.0.0.1:$pk_port" -- "$work/pkg-names.txt")
   pk_rps+=("$(wrk_rps <<<"$o")"); pk_p50+=("$(wrk_ms 50% <<<"$o")"); pk_p99+=("$(wrk_ms 99% <<<"$o")")
   if grep -q "Non-2xx" <<<"$o"; then echo "packyard answered errors:" >&2; echo "$o" >&2; exit 1; fi
 }
@@ -141,10 +146,10 @@ route_lua "$glibc" "$work/glibc.lua"
 modcompat_count=$(answer_count "$modcompat")
 glibc_count=$(answer_count "$glibc")
 [ "$modcompat_count" -gt 0 ] || { echo "$modcompat answers no package: re-run packyard synth" >&2; exit 1; }
-PACKYARD_JAVA_OPTS="-Xmx1g -XX:+UseZGC" "$root/packyard" serve --config "$work/packyard.yaml" \
-  --listen "127.0.0.1:$((pk_port + 10))" >"$work/serve-idle.log" 2>&1 &
+PACKYARD_PROBES_LISTEN="127.0.0.1:$((probe_port + 1))" PACKYARD_JAVA_OPTS="-Xmx1g -XX:+UseZGC" "$root/packyard" serve \
+  --config "$work/packyard.yaml" --listen "127.0.0.1:$((pk_port + 10))" >"$work/serve-idle.log" 2>&1 &
 pids+=($!)
-wait_ready "http://127.0.0.1:$((pk_port + 10))/readyz"
+wait_ready "http://127.0.0.1:$((probe_port + 1))/readyz"
 # wrk's non-2xx answers plus its socket errors (connect, read, write, timeout)
 # The prober: 2 connections, each waiting 10 ms after an answer before it asks again (about 200
 # probes/s, 2,000 samples per window). A closed loop without the pause would ask tens of thousands
@@ -157,24 +162,30 @@ heavy() { # LUA SECONDS -> the heavy wrk's output in $work/heavy.out
 # alone LUA: the heavy route's req/s and non-2xx with nobody probing
 alone() { heavy "$1" "$seconds"; printf '%s %s\n' "$(wrk_rps < "$work/heavy.out")" "$(non2xx < "$work/heavy.out")"; }
 # probed LUA: heavy for the probe's seconds plus 2 s either side; 2 s in, one probe on the loaded
-# Packyard and, in the same window, one on the idle second Packyard (the control)
+# Packyard's probes_listen and, in the same window, one on the idle second Packyard's (the
+# control) and one on the loaded Packyard's main listener (the probe without a listener of its own)
 probed() {
   heavy "$1" "$((seconds + 4))" &
   local hp=$!
   sleep 2
-  wrk -t1 -c2 -d"${seconds}s" --latency -s "$work/probe.lua" "http://127.0.0.1:$((pk_port + 10))/readyz" > "$work/control.out" &
+  wrk -t1 -c2 -d"${seconds}s" --latency -s "$work/probe.lua" "http://127.0.0.1:$((probe_port + 1))/readyz" > "$work/control.out" &
   local cp=$!
-  local o; o=$(wrk -t1 -c2 -d"${seconds}s" --latency -s "$work/probe.lua" "http://127.0.0.1:$pk_port/readyz")
-  wait "$hp" "$cp" || true
+  wrk -t1 -c2 -d"${seconds}s" --latency -s "$work/probe.lua" "http://127.0.0.1:$pk_port/readyz" > "$work/mainport.out" &
+  local mp=$!
+  local o; o=$(wrk -t1 -c2 -d"${seconds}s" --latency -s "$work/probe.lua" "http://127.0.0.1:$probe_port/readyz")
+  wait "$hp" "$cp" "$mp" || true
   local c; c=$(cat "$work/control.out")
-  printf '%s %s %s %s %s %s %s %s %s %s\n' "$(wrk_ms 50% <<<"$o")" "$(wrk_ms 99% <<<"$o")" "$(awk '/Latency/ {print $4}' <<<"$o")" \
+  local m; m=$(cat "$work/mainport.out")
+  printf '%s %s %s %s %s %s %s %s %s %s %s %s\n' "$(wrk_ms 50% <<<"$o")" "$(wrk_ms 99% <<<"$o")" "$(awk '/Latency/ {print $4}' <<<"$o")" \
     "$(non2xx <<<"$o")" "$(wrk_rps < "$work/heavy.out")" "$(non2xx < "$work/heavy.out")" "$(wrk_mbps < "$work/heavy.out")" \
-    "$(wrk_ms 50% <<<"$c")" "$(wrk_ms 99% <<<"$c")" "$(awk '/Latency/ {print $4}' <<<"$c")"
+    "$(wrk_ms 50% <<<"$c")" "$(wrk_ms 99% <<<"$c")" "$(awk '/Latency/ {print $4}' <<<"$c")" \
+    "$(wrk_ms 99% <<<"$m")" "$(non2xx <<<"$m")"
 }
-m_alone=() m_with=() m_p50=() m_p99=() m_max=() m_bad=0 m_heavy_bad=0 m_mbps=() c_p50=() c_p99=() c_max=()
+m_alone=() m_with=() m_p50=() m_p99=() m_max=() m_bad=0 m_heavy_bad=0 m_mbps=() c_p50=() c_p99=() c_max=() mm_p99=() mm_bad=0
 run_alone() { read -r rps bad < <(alone "$work/modcompat.lua"); m_alone+=("$rps"); m_heavy_bad=$((m_heavy_bad + bad)); }
 run_probed() {
-  read -r p50 p99 mx bad rps hbad mbps cp50 cp99 cmx < <(probed "$work/modcompat.lua")
+  read -r p50 p99 mx bad rps hbad mbps cp50 cp99 cmx mp99 mbad < <(probed "$work/modcompat.lua")
+  mm_p99+=("$mp99"); mm_bad=$((mm_bad + mbad))
   m_p50+=("$p50"); m_p99+=("$p99"); m_max+=("${mx%ms}"); m_bad=$((m_bad + bad)); m_with+=("$rps"); m_heavy_bad=$((m_heavy_bad + hbad)); m_mbps+=("$mbps")
   c_p50+=("$cp50"); c_p99+=("$cp99"); c_max+=("${cmx%ms}")
 }
@@ -186,10 +197,10 @@ for r in $(seq "$rounds"); do
 done
 log "readyz while 200 connections saturate $glibc ($glibc_count packages per answer)"
 heavy "$work/glibc.lua" 6 >/dev/null
-read -r g_p50 g_p99 g_max g_bad g_rps g_hbad g_mbps gc_p50 gc_p99 gc_max < <(probed "$work/glibc.lua")
+read -r g_p50 g_p99 g_max g_bad g_rps g_hbad g_mbps gc_p50 gc_p99 gc_max gm_p99 gm_bad < <(probed "$work/glibc.lua")
 log "readyz while 200 connections saturate batchGet (1,000 names)"
 heavy "$work/batch.lua" 6 >/dev/null
-read -r b_p50 b_p99 b_max b_bad b_rps b_hbad b_mbps bc_p50 bc_p99 bc_max < <(probed "$work/batch.lua")
+read -r b_p50 b_p99 b_max b_bad b_rps b_hbad b_mbps bc_p50 bc_p99 bc_max bm_p99 bm_bad < <(probed "$work/batch.lua")
 
 # ---------------------------------------------------------------- report
 p_rps=$(med "${pk_rps[@]}"); n_rps=$(med "${ngx_rps[@]}")
@@ -203,18 +214,19 @@ p_rps=$(med "${pk_rps[@]}"); n_rps=$(med "${ngx_rps[@]}")
   echo "| --- | --- | --- | --- | --- |"
   echo "| ingest primary+filelists+other, heap 512 MB, wall clock (s, lower is better) | $pk_ingest | sqliterepo_c $sq_ingest | $(ratio "$pk_ingest" "$sq_ingest") | ≤ 0.60 |"
   echo "| same, CPU time user + system (s) | $(med "${cpu_pk[@]}") | sqliterepo_c $(med "${cpu_sq[@]}") | $(ratio "$(med "${cpu_pk[@]}")" "$(med "${cpu_sq[@]}")") | |"
-  echo "| \`/f75/pkg/{random name}\`, wrk 100 connections (req/s) | $p_rps | nginx $n_rps | $(ratio "$p_rps" "$n_rps") | ≥ 0.80 |"
+  echo "| \`/f75/pkg/{random name}\` (2,000 names), wrk 100 connections (req/s) | $p_rps | nginx $n_rps | $(ratio "$p_rps" "$n_rps") | ≥ 0.80 |"
   echo "| same, p50 / p99 latency (ms) | $(med "${pk_p50[@]}") / $(med "${pk_p99[@]}") | nginx $(med "${ngx_p50[@]}") / $(med "${ngx_p99[@]}") | | p99 < 10 ms |"
   echo "| \`$modcompat\` ($modcompat_count packages per answer), wrk 200 connections, with a \`/readyz\` probe beside it / alone (req/s) | $(med "${m_with[@]}") | alone $(med "${m_alone[@]}") | $(ratio "$(med "${m_with[@]}")" "$(med "${m_alone[@]}")") | ≥ 1.00 (not lower with probes) |"
-  echo "| \`/readyz\` p50 / p99 / max (ms) beside it ($(med "${m_mbps[@]}") MB/s of answers); non-2xx: probe $m_bad, heavy route $m_heavy_bad | $(med "${m_p50[@]}") / $(med "${m_p99[@]}") / $(med "${m_max[@]}") | control, an idle second Packyard probed in the same windows: $(med "${c_p50[@]}") / $(med "${c_p99[@]}") / $(med "${c_max[@]}") | | p99 ≤ 20 ms, no non-2xx |"
-  echo "| \`/readyz\` p50 / p99 / max (ms) while 200 connections saturate \`$glibc\` ($glibc_count packages per answer, $g_rps req/s, $g_mbps MB/s); non-2xx: probe $g_bad, heavy $g_hbad | $g_p50 / $g_p99 / ${g_max%ms} | control: $gc_p50 / $gc_p99 / ${gc_max%ms} | | p99 ≤ 20 ms |"
-  echo "| \`/readyz\` p50 / p99 / max (ms) while 200 connections saturate \`batchGet\` of 1,000 names ($b_rps req/s, $b_mbps MB/s); non-2xx: probe $b_bad, heavy $b_hbad | $b_p50 / $b_p99 / ${b_max%ms} | control: $bc_p50 / $bc_p99 / ${bc_max%ms} | | p99 ≤ 20 ms |"
+  echo "| \`/readyz\` on \`probes_listen\`, p50 / p99 / max (ms) beside it ($(med "${m_mbps[@]}") MB/s of answers); non-2xx: probe $m_bad, heavy route $m_heavy_bad | $(med "${m_p50[@]}") / $(med "${m_p99[@]}") / $(med "${m_max[@]}") | control, an idle second Packyard probed in the same windows: $(med "${c_p50[@]}") / $(med "${c_p99[@]}") / $(med "${c_max[@]}") | | p99 ≤ 20 ms, no non-2xx |"
+  echo "| same window, \`/readyz\` on the main listener, p99 (ms); non-2xx $mm_bad | $(med "${mm_p99[@]}") | | | (no goal: the Kubernetes probes use probes_listen) |"
+  echo "| \`/readyz\` on \`probes_listen\`, p50 / p99 / max (ms) while 200 connections saturate \`$glibc\` ($glibc_count packages per answer, $g_rps req/s, $g_mbps MB/s); non-2xx: probe $g_bad, heavy $g_hbad; main listener p99 $gm_p99 | $g_p50 / $g_p99 / ${g_max%ms} | control: $gc_p50 / $gc_p99 / ${gc_max%ms} | | p99 ≤ 20 ms |"
+  echo "| \`/readyz\` on \`probes_listen\`, p50 / p99 / max (ms) while 200 connections saturate \`batchGet\` of 1,000 names ($b_rps req/s, $b_mbps MB/s); non-2xx: probe $b_bad, heavy $b_hbad; main listener p99 $bm_p99 | $b_p50 / $b_p99 / ${b_max%ms} | control: $bc_p50 / $bc_p99 / ${bc_max%ms} | | p99 ≤ 20 ms |"
   echo "| NDJSON stream of every package ($nd_lines lines, $((nd_bytes / 1048576)) MiB) (s) | $nd_s | | | < 10 s |"
   echo
   echo "Ingest breakdown of the last Packyard run (ms): \`$breakdown\`"
   echo
   echo "Per round: ingest packyard ${ingest_pk[*]} s, sqliterepo_c ${ingest_sq[*]} s; /pkg packyard ${pk_rps[*]} req/s, nginx ${ngx_rps[*]} req/s;"
-  echo "$modcompat alone ${m_alone[*]} req/s, with the probe ${m_with[*]} req/s, the probe's p99 ${m_p99[*]} ms."
+  echo "$modcompat alone ${m_alone[*]} req/s, with the probe ${m_with[*]} req/s, the probe's p99 ${m_p99[*]} ms (main listener ${mm_p99[*]} ms)."
   echo "nginx: 2 workers, sendfile, open_file_cache max=$cache_max (the machine's hard limit on open files is $(ulimit -Hn)), access_log off, the same headers."
 } > "$out"
 cat "$out"

@@ -74,8 +74,9 @@ YAML
 done
 for v in before off on; do
   if [ "$v" = on ]; then
-    # Packyard's own batch defaults (no OTEL_BSP_*): what a user who sets only the endpoint gets.
-    env -u OTEL_BSP_MAX_QUEUE_SIZE -u OTEL_BSP_MAX_EXPORT_BATCH_SIZE -u OTEL_BSP_SCHEDULE_DELAY \
+    # Packyard's own batch and exporter defaults (no OTEL_BSP_*, no memory mode): what a user who
+    # sets only the endpoint gets.
+    env -u OTEL_BSP_MAX_QUEUE_SIZE -u OTEL_BSP_MAX_EXPORT_BATCH_SIZE -u OTEL_BSP_SCHEDULE_DELAY -u OTEL_JAVA_EXPORTER_MEMORY_MODE \
       OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:$sink_port" OTEL_SERVICE_NAME=packyard-bench \
       "$java" --enable-native-access=ALL-UNNAMED -XX:+UseZGC -Xmx1g -jar "${jar[$v]}" serve --config "$work/$v.yaml" >"$work/$v.log" 2>&1 & pids+=($!)
   else

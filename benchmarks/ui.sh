@@ -70,7 +70,9 @@ session=$(curl -s -D - -o /dev/null -H "Cookie: packyard_csrf=$csrf" --data-urle
 cookie="Cookie: packyard_session=$session"
 
 # Names and words from the branch itself: an exact name, a three-letter prefix, a word of one
-# package's name, a word in a twentieth of the descriptions, and the word every description has.
+# package's name, a word in a twentieth of the descriptions, and the word every description has;
+# then the start of that word as typed last (alone and after a common word), and the start of many
+# words (IndexSearch.COMPLETIONS).
 read -r exact prefix <<<"$(curl -s "$base/api/v1/branches/f75/packages" | python3 -c '
 import json, sys
 names = [json.loads(l)["name"] for l in sys.stdin if l.strip()]
@@ -94,6 +96,10 @@ add "search: prefix $prefix" "/api/v1/search?q=$prefix" ""
 add "search: rare words 'features 123'" "/api/v1/search?q=features%20123" ""
 add "search: 1 in 20 descriptions 'unicode'" "/api/v1/search?q=unicode" ""
 add "search: every description 'synthetic'" "/api/v1/search?q=synthetic" ""
+add "search: start of the word in every description 'syn'" "/api/v1/search?q=syn" ""
+add "search: start of the word in every description 'synth'" "/api/v1/search?q=synth" ""
+add "search: a common word and the start of another 'unicode syn'" "/api/v1/search?q=unicode%20syn" ""
+add "search: start of 901 words 'lib' (left to FTS5's prefix query)" "/api/v1/search?q=lib" ""
 add "search: two repositories, logged in, 'synthetic'" "/api/v1/search?q=synthetic" "$cookie"
 
 for i in "${!urls[@]}"; do

@@ -94,15 +94,18 @@ final class ServeCommand implements Callable<Integer> {
     };
     stopper = stop;
     Runtime.getRuntime().addShutdownHook(new Thread(stop, "packyard-shutdown"));
-    printUrls(config, server.port(), sample);
+    printUrls(config, server.port(), server.probesPort(), sample);
     running = true;
     return 0;
   }
 
-  private static void printUrls(PackyardConfig config, int port, boolean sample) {
-    String host = config.listen().host();
+  private static String base(PackyardConfig config, String host, int port) {
     if (host.equals("0.0.0.0") || host.equals("::")) host = "127.0.0.1";
-    String base = (config.tls() == null ? "http://" : "https://") + (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
+    return (config.tls() == null ? "http://" : "https://") + (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
+  }
+
+  private static void printUrls(PackyardConfig config, int port, int probesPort, boolean sample) {
+    String base = base(config, config.listen().host(), port);
     StringBuilder b = new StringBuilder();
     b.append("Packyard is serving on ").append(base).append(" (data in ").append(config.data().toAbsolutePath().normalize()).append(")\n");
     if (sample) b.append("No --config given: serving the bundled sample repository.\n");
@@ -110,6 +113,10 @@ final class ServeCommand implements Callable<Integer> {
         .append(base).append("/\n");
     b.append("\nTry:\n");
     b.append("  curl ").append(base).append("/readyz\n");
+    if (probesPort >= 0) {
+      b.append("  curl ").append(base(config, config.observe().probesListen().host(), probesPort))
+          .append("/readyz   (probes_listen: the probes on a listener of their own)\n");
+    }
     b.append("  curl ").append(base).append("/api/v1/repositories\n");
     for (RepositoryConfig r : config.repositories()) {
       if (r.access() != org.packyard.config.Access.PUBLIC) continue;

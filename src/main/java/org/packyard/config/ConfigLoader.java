@@ -30,7 +30,7 @@ public final class ConfigLoader {
   public static final String DEFAULT_LISTEN = "127.0.0.1:8080";
   public static final String DEFAULT_DATA = "./packyard-data";
 
-  private static final Set<String> TOP_KEYS = Set.of("listen", "data", "repositories", "directory", "log_format", "webhooks", "state", "tls", "blobs", "cache");
+  private static final Set<String> TOP_KEYS = Set.of("listen", "data", "repositories", "directory", "log_format", "probes_listen", "webhooks", "state", "tls", "blobs", "cache");
   private static final Set<String> STATE_KEYS = Set.of("url", "password_file", "max_connections");
   private static final Set<String> DIRECTORY_KEYS = Set.of("url", "token_file", "timeout", "cache_ttl", "max_stale", "max_concurrency",
       "ca_file", "allow_insecure");
@@ -78,7 +78,7 @@ public final class ConfigLoader {
       if (!var.startsWith("PACKYARD_") || var.equals("PACKYARD_JAVA_OPTS")) continue;
       String rest = var.substring("PACKYARD_".length()).toLowerCase(Locale.ROOT);
       String value = e.getValue();
-      if (rest.equals("listen") || rest.equals("data") || rest.equals("log_format")) {
+      if (rest.equals("listen") || rest.equals("data") || rest.equals("log_format") || rest.equals("probes_listen")) {
         root.put(rest, value);
       } else if (rest.equals("state") || rest.startsWith("state_")) {
         String key = rest.equals("state") ? "url" : rest.substring("state_".length());

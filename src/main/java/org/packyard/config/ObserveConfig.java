@@ -14,11 +14,17 @@ import java.util.Set;
 
 /**
  * What the process tells the outside about itself: {@code log_format} ({@code text} or
- * {@code json}) and the {@code webhooks} it calls when a snapshot is published or a sync fails.
- * Tracing is configured by the standard {@code OTEL_*} variables, not here.
+ * {@code json}), the {@code webhooks} it calls when a snapshot is published or a sync fails, and
+ * {@code probes_listen}, a second listener answering only {@code /healthz} and {@code /readyz} on
+ * an event loop of its own (null: the probes are on the main listener only). Tracing is
+ * configured by the standard {@code OTEL_*} variables, not here.
  */
-public record ObserveConfig(String logFormat, List<Webhook> webhooks) {
+public record ObserveConfig(String logFormat, List<Webhook> webhooks, PackyardConfig.Listen probesListen) {
   public static final ObserveConfig DEFAULT = new ObserveConfig("text", List.of());
+
+  public ObserveConfig(String logFormat, List<Webhook> webhooks) {
+    this(logFormat, webhooks, null);
+  }
   /** The events a webhook can ask for. */
   public static final Set<String> EVENTS = Set.of("snapshot.published", "sync.failed");
   private static final Set<String> WEBHOOK_KEYS = Set.of("url", "secret", "secret_file", "events");
@@ -54,7 +60,7 @@ public record ObserveConfig(String logFormat, List<Webhook> webhooks) {
     }
   }
 
-  /** Reads {@code log_format} and {@code webhooks} from the top-level mapping. */
+  /** Reads {@code log_format}, {@code webhooks} and {@code probes_listen} from the top-level mapping. */
   static ObserveConfig parse(JsonNode root, String where, Path file) {
     JsonNode lf = root.get("log_format");
     String logFormat = lf == null || lf.isNull() ? "text" : lf.asText().trim().toLowerCase(java.util.Locale.ROOT);
@@ -65,8 +71,10 @@ public record ObserveConfig(String logFormat, List<Webhook> webhooks) {
       if (!list.isArray()) throw new ConfigException(where + ": webhooks must be a list");
       for (int i = 0; i < list.size(); i++) hooks.add(webhook(list.get(i), where + ": webhooks[" + i + "]", file));
     }
+    String probes = text(root, "probes_listen", where);
+    PackyardConfig.Listen probesListen = probes == null ? null : PackyardConfig.Listen.parse(where + ": probes_listen", probes);
     try {
-      return new ObserveConfig(logFormat, hooks);
+      return new ObserveConfig(logFormat, hooks, probesListen);
     } catch (ConfigException e) {
       throw new ConfigException(where + ": " + e.getMessage());
     }

@@ -1,11 +1,12 @@
 package org.packyard.feed;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.io.IOException;
+import java.io.StringWriter;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
@@ -67,15 +68,7 @@ public final class ChangeFeed implements AutoCloseable {
       List<Nevra> was = before == null ? List.of() : PackageList.read(before.indexDir());
       SnapshotDiff d = SnapshotDiff.of(was, PackageList.read(after.indexDir()));
       Instant now = clock.instant();
-      ObjectNode e = JSON.createObjectNode();
-      e.put("type", PUBLISHED).put("repository", after.repository()).put("snapshot", after.id()).put("time", now.toString());
-      ArrayNode added = e.putArray("added"), removed = e.putArray("removed"), updated = e.putArray("updated");
-      for (Nevra n : d.added()) added.add(nevra(n));
-      for (Nevra n : d.removed()) removed.add(nevra(n));
-      for (SnapshotDiff.Update u : d.updated()) {
-        updated.addObject().put("name", u.name()).put("arch", u.arch()).put("from", u.from().toString()).put("to", u.to().toString());
-      }
-      String json = JSON.writeValueAsString(e);
+      String json = eventJson(after, now, d);
       long cursor = store.appendChange(PUBLISHED, after.repository(), after.id(), now, json);
       LOG.info(after.repository() + ": change " + cursor + ": " + d.added().size() + " added, " + d.removed().size()
           + " removed, " + d.updated().size() + " updated");
@@ -96,11 +89,47 @@ public final class ChangeFeed implements AutoCloseable {
     }, false).onFailure(x -> LOG.warning(repository + ": sync.failed event not queued: " + x.getMessage()));
   }
 
-  private static ObjectNode nevra(Nevra n) {
-    ObjectNode o = JSON.createObjectNode().put("name", n.name());
-    o.put("epoch", n.evr().epoch() == null ? "0" : n.evr().epoch());
-    o.put("version", n.evr().version()).put("release", n.evr().release()).put("arch", n.arch());
-    return o;
+  /**
+   * The stored event, written as it goes: on a first snapshot of 75,000 packages a tree of nodes
+   * would hold every entry twice over before the text.
+   */
+  private static String eventJson(Published after, Instant now, SnapshotDiff d) throws IOException {
+    StringWriter out = new StringWriter(64 + 96 * (d.added().size() + d.removed().size() + d.updated().size()));
+    try (JsonGenerator g = JSON.getFactory().createGenerator(out)) {
+      g.writeStartObject();
+      g.writeStringField("type", PUBLISHED);
+      g.writeStringField("repository", after.repository());
+      g.writeStringField("snapshot", after.id());
+      g.writeStringField("time", now.toString());
+      g.writeArrayFieldStart("added");
+      for (Nevra n : d.added()) nevra(g, n);
+      g.writeEndArray();
+      g.writeArrayFieldStart("removed");
+      for (Nevra n : d.removed()) nevra(g, n);
+      g.writeEndArray();
+      g.writeArrayFieldStart("updated");
+      for (SnapshotDiff.Update u : d.updated()) {
+        g.writeStartObject();
+        g.writeStringField("name", u.name());
+        g.writeStringField("arch", u.arch());
+        g.writeStringField("from", u.from().toString());
+        g.writeStringField("to", u.to().toString());
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+      g.writeEndObject();
+    }
+    return out.toString();
+  }
+
+  private static void nevra(JsonGenerator g, Nevra n) throws IOException {
+    g.writeStartObject();
+    g.writeStringField("name", n.name());
+    g.writeStringField("epoch", n.evr().epoch() == null ? "0" : n.evr().epoch());
+    g.writeStringField("version", n.evr().version());
+    g.writeStringField("release", n.evr().release());
+    g.writeStringField("arch", n.arch());
+    g.writeEndObject();
   }
 
   /** The served form of an event: its stored object with {@code cursor} first. */

@@ -2,7 +2,7 @@ package org.packyard.feed;
 
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
@@ -62,8 +62,9 @@ public record SnapshotDiff(List<Nevra> added, List<Nevra> removed, List<Update> 
     return set.contains(v); // the set orders by rpm's comparison: equal versions are one element
   }
 
+  /** In the order of {@code pkgs}: lists read by name and arch come out (nearly) sorted, and sort fast. */
   private static Map<Key, TreeSet<Evr>> group(List<Nevra> pkgs) {
-    Map<Key, TreeSet<Evr>> out = new HashMap<>();
+    Map<Key, TreeSet<Evr>> out = new LinkedHashMap<>();
     for (Nevra n : pkgs) out.computeIfAbsent(new Key(n.name(), n.arch()), k -> new TreeSet<>(Evr.RPM_ORDER)).add(n.evr());
     return out;
   }

@@ -23,9 +23,10 @@ import java.util.regex.Pattern;
  * word (more matches than that) is not scored: its matches follow in index order (the order of
  * the upstream metadata), which FTS5 walks without scoring and stops after the page. A query that
  * is common as typed, or whose last word is shorter than {@value #MIN_PREFIX} letters, is taken as
- * typed: its last word is not widened to the longer words it starts (FTS5 merges the whole row
- * list of every completion before it returns the first match). Either way the order is total and
- * the same for every page.
+ * typed: its last word is not widened to the longer words it starts. Otherwise the last word is
+ * widened to every indexed word it starts, the same matches as FTS5's {@code "syn"*}, written as
+ * {@code ("synthetic" OR "syntax")} when it starts at most {@value #COMPLETIONS} words (see
+ * {@link #COMPLETIONS} for why). Either way the order is total and the same for every page.
  * Every hit is one package name, shown by its newest package. Blocking: run on a reader thread.
  *
  * <pre>{@code
@@ -61,6 +62,34 @@ public final class IndexSearch {
    * 75,000-package branch); names starting with it are the prefix tier anyway.
    */
   public static final int MIN_PREFIX = 3;
+  /**
+   * The most completions of a last word spelled out as an OR of whole words; a word starting more
+   * is left to FTS5's own prefix query. Both find the same packages. FTS5 answers {@code "syn"*}
+   * (no prefix index) by merging the whole row list of every word it starts before the first row,
+   * so the start of a word in every description ({@code syn}: {@code synthetic}, 75,000 rows)
+   * costs the merge on every page (4-18 ms p50 on the 75,000-package branch of a loaded machine),
+   * while an OR of whole words streams in rowid order and stops after the page (0.7-2 ms in the
+   * same runs, the look-up of the completions in {@code search_terms} included). An OR steps every one of its words
+   * for each row, so hundreds of words are slower than the merge: {@code lib} (901 words, 15,000
+   * rows) took 36 ms as an OR and 2 ms as a prefix query. Prefix indexes were measured and
+   * rejected: each serves one length only ({@code syn} needs {@code prefix='3'}, {@code synth}
+   * {@code '5'}); {@code prefix='2 3 4 5 6'} made the full-text data 4.3 times larger (9 to 39 MB)
+   * and its insert 2.2 times slower, against the sync time goal of issue 12, where
+   * {@code search_terms} adds 0.5 MB and a single pass over the vocabulary.
+   */
+  public static final int COMPLETIONS = 64;
+  /**
+   * Every word of the full-text index, for {@link #COMPLETIONS}, copied from FTS5's vocabulary once
+   * the snapshot's rows are in (about 70 ms of CPU for 75,000 packages, beside the package records).
+   * Asking the vocabulary itself ({@code fts5vocab}) at search time reads the whole row list of each
+   * word it returns, as slow as the merge it is meant to avoid.
+   */
+  static final String[] CREATE_TERMS = {
+      "CREATE VIRTUAL TABLE temp.search_vocab USING fts5vocab(main, search, row)",
+      "CREATE TABLE search_terms (term TEXT PRIMARY KEY, docs INTEGER) WITHOUT ROWID",
+      "INSERT INTO search_terms SELECT term, doc FROM temp.search_vocab",
+      "DROP TABLE temp.search_vocab"};
+  private static final String TERMS = "SELECT term FROM search_terms WHERE term >= ? AND term <= ? ORDER BY term LIMIT ?";
   private static final String PREFIX = "SELECT DISTINCT name FROM packages WHERE name > ? AND name < ? ORDER BY name LIMIT ?";
   private static final String ROW = "SELECT arch, epoch, version, release, summary FROM packages WHERE pkgKey = ?";
   private static final String MAX_CHAR = Character.toString(Character.MAX_CODE_POINT);
@@ -103,6 +132,18 @@ public final class IndexSearch {
         if (typing && i == words.size() - 1) b.append('*');
       }
       return b.toString();
+    }
+
+    /** Every word must match, the last one being any of {@code completions} (indexed words, not empty). */
+    String match(List<String> completions) {
+      StringBuilder b = new StringBuilder();
+      for (int i = 0; i < words.size() - 1; i++) b.append('"').append(words.get(i)).append("\" AND ");
+      b.append('(');
+      for (int i = 0; i < completions.size(); i++) {
+        if (i > 0) b.append(" OR ");
+        b.append('"').append(completions.get(i).replace("\"", "\"\"")).append('"');
+      }
+      return b.append(')').toString();
     }
   }
 
@@ -151,8 +192,11 @@ public final class IndexSearch {
     try {
       String match = q.match(false);
       int n = count(c, match);
-      if (n <= RANKED && q.words().getLast().codePointCount(0, q.words().getLast().length()) >= MIN_PREFIX) {
-        match = q.match(true);
+      String last = q.words().getLast();
+      if (n <= RANKED && last.codePointCount(0, last.length()) >= MIN_PREFIX) {
+        List<String> completions = completions(c, last);
+        if (completions != null && completions.isEmpty()) return; // no word starts with it: nothing matches
+        match = completions == null ? q.match(true) : q.match(completions);
         n = count(c, match);
       }
       if (n > RANKED) walk(c, row, index, match, limit, seen, out);
@@ -161,6 +205,30 @@ public final class IndexSearch {
       if (e.getMessage() == null || !e.getMessage().contains("no such table")) throw e;
       // an index from before full-text search: the name tiers are all it can answer
     }
+  }
+
+  /**
+   * The indexed words starting with {@code word}, or null when FTS5's prefix query should answer:
+   * more than {@value #COMPLETIONS} of them, a word beyond ASCII (the index folds it with
+   * unicode61's rules, which a range over the words would have to repeat), or an index written
+   * before the vocabulary table existed.
+   */
+  private static List<String> completions(Connection c, String word) throws SQLException {
+    if (!word.chars().allMatch(ch -> ch < 0x80)) return null;
+    String start = word.toLowerCase(Locale.ROOT); // unicode61 folds ASCII to lower case, nothing more
+    List<String> out = new ArrayList<>();
+    try (PreparedStatement st = c.prepareStatement(TERMS)) {
+      st.setString(1, start);
+      st.setString(2, start + MAX_CHAR);
+      st.setInt(3, COMPLETIONS + 1);
+      try (ResultSet rs = st.executeQuery()) {
+        while (rs.next()) out.add(rs.getString(1));
+      }
+    } catch (SQLException e) {
+      if (e.getMessage() != null && e.getMessage().contains("no such table: search_terms")) return null;
+      throw e;
+    }
+    return out.size() > COMPLETIONS ? null : out;
   }
 
   /** How many packages match, counted up to one more than {@value #RANKED}. */

@@ -18,11 +18,14 @@ public final class PackageList {
   /** One package of a snapshot. */
   public record Nevra(String name, String arch, Evr evr) {}
 
-  /** The packages of the index in {@code indexDir}, read from its database (blocking). */
+  /**
+   * The packages of the index in {@code indexDir}, read from its database by name and arch (the
+   * {@code packages_name} index), so that a diff sorting them finds them nearly in order (blocking).
+   */
   public static List<Nevra> read(Path indexDir) throws IOException {
     try (Connection db = DriverManager.getConnection("jdbc:sqlite:file:" + indexDir.resolve(IndexFiles.SQLITE) + "?mode=ro");
         Statement st = db.createStatement();
-        ResultSet rs = st.executeQuery("SELECT name, arch, epoch, version, release FROM packages")) {
+        ResultSet rs = st.executeQuery("SELECT name, arch, epoch, version, release FROM packages ORDER BY name, arch")) {
       List<Nevra> out = new ArrayList<>();
       while (rs.next()) out.add(new Nevra(rs.getString(1), rs.getString(2), new Evr(rs.getString(3), rs.getString(4), rs.getString(5))));
       return out;

@@ -51,6 +51,8 @@ public final class PackyardServer implements AutoCloseable {
   private final List<Long> timers = new CopyOnWriteArrayList<>();
   private final List<String> deployments = new CopyOnWriteArrayList<>();
   private final AtomicInteger port = new AtomicInteger();
+  /** The listener of {@code probes_listen}, if configured and started. */
+  private volatile ProbeListener probeListener;
   /** Set once {@link #stop} began: {@code /readyz} answers 503 while the listeners close. */
   private final AtomicBoolean draining = new AtomicBoolean();
   private final ContentRoutes onDemandContent;
@@ -111,9 +113,14 @@ public final class PackyardServer implements AutoCloseable {
   private Future<Void> listen() {
     int instances = Math.max(1, Math.min(Runtime.getRuntime().availableProcessors(), 16));
     // With port 0, Vert.x gives every instance of one deployment the same random port.
+    PackyardConfig.Listen probesAt = config.observe().probesListen();
     return vertx.deployVerticle(() -> new HttpVerticle(), new DeploymentOptions().setInstances(instances))
-        .map(id -> {
+        .compose(id -> {
           deployments.add(id);
+          if (probesAt == null) return Future.succeededFuture();
+          return ProbeListener.start(probesAt, probeRoutes(), config.tls(), telemetry).map(p -> probeListener = p);
+        })
+        .map(x -> {
           services.access.startPolling();
           services.shared.start();
           services.feed.start();
@@ -179,11 +186,21 @@ public final class PackyardServer implements AutoCloseable {
     return router().getRoutes();
   }
 
+  private ProbeRoutes probeRoutes() {
+    return new ProbeRoutes(catalog, this::readinessDetails, draining::get, services.access)
+        .degradedWhen(() -> !services.database.reachable() || !services.blobs.health().available());
+  }
+
+  /** The port of the {@code probes_listen} listener (its actual one when configured with 0); -1 without it. */
+  public int probesPort() {
+    ProbeListener p = probeListener;
+    return p == null ? -1 : p.port();
+  }
+
   /** The routes of every feature, in the order they are tried. */
   Router router() {
     Router router = Router.router(vertx);
-    new ProbeRoutes(catalog, this::readinessDetails, draining::get, services.access)
-        .degradedWhen(() -> !services.database.reachable() || !services.blobs.health().available()).mount(router);
+    probeRoutes().mount(router);
     new HomePage(catalog, services.access).mount(router);
     new Metrics(telemetry, services.access, config).mount(router);
     new PackagesApi(catalog, services.access, readers, slots).mount(router);
@@ -256,6 +273,8 @@ public final class PackyardServer implements AutoCloseable {
     for (long t : timers) vertx.cancelTimer(t);
     Future<Void> undeploy = Future.succeededFuture();
     for (String d : deployments) undeploy = undeploy.compose(v -> vertx.undeploy(d));
+    ProbeListener p = probeListener;
+    if (p != null) undeploy = undeploy.compose(v -> p.close());
     return undeploy.transform(ar -> vertx.<Void>executeBlocking(() -> {
       close();
       return null;

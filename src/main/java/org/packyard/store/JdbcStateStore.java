@@ -19,6 +19,7 @@ import java.util.Optional;
  */
 final class JdbcStateStore implements StateStore {
   static final String SNAPSHOTS_CHANNEL = "packyard_snapshots";
+  static final String ABANDONED = "abandoned: the process running this sync stopped before it finished";
 
   private final Db db;
 
@@ -27,8 +28,20 @@ final class JdbcStateStore implements StateStore {
   }
 
   @Override
+  public boolean sharedAcrossDataDirectories() {
+    return db.dialect() == Db.Dialect.POSTGRESQL;
+  }
+
+  @Override
   public long startSyncRun(String repository, Instant at) {
     return db.tx(c -> {
+      try (PreparedStatement st = c.prepareStatement("UPDATE sync_runs SET outcome = 'failed', message = ?, finished_at = ?"
+          + " WHERE repository = ? AND outcome = 'running'")) {
+        st.setString(1, ABANDONED);
+        st.setLong(2, at.toEpochMilli());
+        st.setString(3, repository);
+        st.executeUpdate();
+      }
       try (PreparedStatement st = db.prepareInsert(c,
           "INSERT INTO sync_runs (repository, started_at, outcome) VALUES (?, ?, 'running')")) {
         st.setString(1, repository);

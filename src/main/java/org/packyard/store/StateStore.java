@@ -31,11 +31,30 @@ public interface StateStore extends AutoCloseable {
 
   /**
    * A published snapshot, as every replica sees it: the manifest (JSON) and the blob holding its
-   * index (a tar of the index directory), with that blob's sha256 and size.
+   * index (a tar of the index directory), with that blob's sha256 and size. On a store that is not
+   * {@linkplain #sharedAcrossDataDirectories() shared} there is no such blob: the sha256 is empty
+   * and the size 0, and the index is in the data directory that published it.
    */
   record SnapshotPointer(String repository, String snapshotId, String manifestJson, String indexSha256,
-      long indexSize, Instant publishedAt, String publishedBy) {}
+      long indexSize, Instant publishedAt, String publishedBy) {
+    /** True when the index is in the blob store, for other data directories to fetch. */
+    public boolean indexShared() {
+      return !indexSha256.isEmpty();
+    }
+  }
 
+  /**
+   * True when processes on other data directories read this store (a shared PostgreSQL): what is
+   * published must then be in the blob store for them, index included. The embedded SQLite file
+   * lives in its data directory, so every process reading it finds the snapshots there.
+   */
+  boolean sharedAcrossDataDirectories();
+
+  /**
+   * Records a run of {@code repository} starting at {@code at}. The caller holds the repository's
+   * sync lease, so a run of it still marked running belongs to a process that stopped (killed,
+   * lost its lease): it is closed as failed, abandoned, in the same transaction.
+   */
   long startSyncRun(String repository, Instant at);
 
   void finishSyncRun(long id, String outcome, String snapshotId, String message, Instant at);

@@ -103,6 +103,8 @@ class ConfigLoaderTest {
         "PACKYARD_REPOSITORIES_1_UPSTREAM", "http://mirror/b/",
         "HOME", "/root"));
     assertThat(c.listen().port()).isEqualTo(1234);
+    assertThat(ConfigLoader.load(null, Map.of("PACKYARD_PROBES_LISTEN", "0.0.0.0:8081")).observe().probesListen())
+        .isEqualTo(new PackyardConfig.Listen("0.0.0.0", 8081));
     assertThat(c.repositories()).hasSize(2);
     assertThat(c.repositories().get(0).syncEvery()).isEqualTo(Duration.ofMinutes(30));
     assertThat(c.repositories().get(1).upstream().toString()).isEqualTo("http://mirror/b/");
@@ -113,6 +115,7 @@ class ConfigLoaderTest {
   @Test
   void errors_nameTheFileKeyAndValue() throws Exception {
     assertRefused("listen: nonsense\n", "listen must be HOST:PORT", "nonsense");
+    assertRefused("probes_listen: 8081\n", "probes_listen must be HOST:PORT", "8081");
     assertRefused("bogus: 1\n", "unknown key 'bogus'");
     assertRefused("repositories:\n  - name: a\n    upstream: file:///a/\n    sync_every: soon\n",
         "repositories[0] (a): sync_every must be a duration", "soon");

@@ -21,6 +21,7 @@ import org.packyard.config.Transfer;
 import org.packyard.rpm.Checksum;
 import org.packyard.store.Manifest;
 import org.packyard.store.SnapshotStore;
+import org.packyard.testkit.Exec;
 import org.packyard.testkit.FakeUpstream;
 import org.packyard.testkit.RepoWriter;
 import org.packyard.testkit.RepoWriter.Pkg;
@@ -93,6 +94,12 @@ class SyncCrashTest {
       int again = up.count("/" + href) - before.get(href);
       assertThat(again).as("%s fetched again", href).isEqualTo(storedBefore.contains(href) ? 0 : 1);
     }
+    try (org.packyard.store.StateDatabase db = org.packyard.store.StateDatabase.sqlite(data.resolve("state.db"), java.time.Clock.systemUTC())) {
+      List<org.packyard.store.StateStore.SyncRun> runs = db.state().syncRuns("crash/r", 10);
+      assertThat(runs).extracting(org.packyard.store.StateStore.SyncRun::outcome).as("the killed run is not left running")
+          .containsExactly("published", "failed", "published");
+      assertThat(runs.get(1).message()).startsWith("abandoned");
+    }
     String second = snapshots.currentId("crash/r").orElseThrow();
     assertThat(second).isNotEqualTo(first);
     Manifest m = snapshots.current("crash/r").orElseThrow().manifest();
@@ -119,14 +126,9 @@ class SyncCrashTest {
     return new RepoWriter().packages(pkgs).write(tmp.resolve(dir));
   }
 
-  /** {@code packyard sync --config FILE} in a new JVM: the same java, the test's class path. */
+  /** {@code packyard sync --config FILE} in a new JVM. */
   private Process sync(Path config) throws Exception {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder pb = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-        "org.packyard.cli.Main", "sync", "--config", config.toString())
-        .redirectErrorStream(true).redirectOutput(tmp.resolve("child.log").toFile());
-    pb.environment().remove("PACKYARD_TTY");
-    child = pb.start();
+    child = Exec.packyard(tmp.resolve("child.log"), "sync", "--config", config.toString());
     return child;
   }
 

@@ -182,6 +182,34 @@ class SearchApiTest {
   }
 
   @Test
+  void theStartOfACommonWord_findsEveryPackageWithAWordStartingWithIt_inTheSameOrderAtAnyPageSize() throws Exception {
+    // "abo" starts "about", in every description: more than RANKED matches in many, so in index order.
+    List<String> all = allPages("abo", 100, null);
+    assertThat(new HashSet<>(all)).as("no repeats").hasSameSizeAs(all);
+    assertThat(all.subList(0, 2)).containsExactly("prefix:many:about", "prefix:many:about-box");
+    assertThat(all.subList(2, 8)).containsExactlyInAnyOrder("text:pub:http", "text:pub:httpd", "text:pub:http-parser",
+        "text:pub:python3-http-client", "text:pub:libhttp", "text:pub:nginx");
+    List<String> walked = new ArrayList<>();
+    for (int i = COMMON; i >= 1; i--) walked.add("text:many:" + tool(i));
+    assertThat(all.subList(8, all.size())).as("every match once, in the metadata's order").isEqualTo(walked);
+    assertThat(allPages("abo", 37, null)).as("another page size: the same whole").isEqualTo(all);
+    assertThat(allPages("ABO", 100, null)).as("case does not matter to the text (names are matched as typed)")
+        .hasSize(all.size()).endsWith(walked.toArray(String[]::new));
+    assertThat(all).noneMatch(h -> h.contains("team/priv"));
+
+    List<String> seen = allPages("abo", 100, viewer);
+    assertThat(seen).hasSize(all.size() + 2).contains("text:team/priv:http-secret", "text:team/priv:httpd");
+    assertThat(allPages("abo", 7, viewer)).isEqualTo(seen);
+
+    assertThat(hits(search("nginx abo", null))).as("a rare word and the start of a common one: ranked")
+        .containsExactly("text:pub:nginx");
+    assertThat(allPages("tool abo", 50, null)).as("a common word and the start of a common one").isEqualTo(walked);
+    assertThat(allPages("tool abo", 50, null)).isEqualTo(allPages("tool abo", 100, null));
+    assertThat(hits(search("abz", null))).as("no word starts with it").isEmpty();
+    assertThat(hits(search("nginx abz", null))).isEmpty();
+  }
+
+  @Test
   void badInput_is400WithAReason() throws Exception {
     for (String q : List.of("", "q=", "q=%20%20", "q=" + "a".repeat(201), "q=http&limit=0", "q=http&limit=101", "q=http&cursor=nope",
         "q=a%01b")) {

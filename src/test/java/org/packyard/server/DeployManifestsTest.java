@@ -63,7 +63,7 @@ class DeployManifestsTest {
     Map<String, Integer> ports = new HashMap<>();
     for (JsonNode p : c.path("ports")) ports.put(p.path("name").asText(), p.path("containerPort").asInt());
 
-    // The configuration the pods get loads, and listens on the port the probes and Service use.
+    // The configuration the pods get loads, and listens on the port the Service uses.
     String yaml = k.get("ConfigMap").path("data").path("packyard.yaml").asText();
     Path cfgFile = Files.writeString(tmp.resolve("packyard.yaml"), yaml);
     PackyardConfig cfg = ConfigLoader.load(cfgFile, Map.of());
@@ -74,9 +74,14 @@ class DeployManifestsTest {
     assertThat(cfg.listen().host()).isEqualTo("0.0.0.0");
     assertThat(ports).containsValue(port);
 
-    assertThat(probe(c, "readinessProbe", ports)).isEqualTo("/readyz:" + port);
-    assertThat(probe(c, "livenessProbe", ports)).isEqualTo("/healthz:" + port);
-    assertThat(probe(c, "startupProbe", ports)).isEqualTo("/healthz:" + port);
+    // The probes ask the listener of their own (probes_listen), on a port the pod declares.
+    assertThat(cfg.observe().probesListen()).as("probes_listen").isNotNull();
+    int probes = cfg.observe().probesListen().port();
+    assertThat(probes).isNotEqualTo(port);
+    assertThat(ports).containsValue(probes);
+    assertThat(probe(c, "readinessProbe", ports)).isEqualTo("/readyz:" + probes);
+    assertThat(probe(c, "livenessProbe", ports)).isEqualTo("/healthz:" + probes);
+    assertThat(probe(c, "startupProbe", ports)).isEqualTo("/healthz:" + probes);
 
     // The config is mounted where the container's arguments say; the data and cache dirs are volumes.
     List<String> args = new ArrayList<>();

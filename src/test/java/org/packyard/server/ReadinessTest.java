@@ -3,15 +3,26 @@ package org.packyard.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.netty.util.concurrent.EventExecutor;
+import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.json.JsonObject;
 import java.net.ServerSocket;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.packyard.config.Access;
 import org.packyard.config.Channel;
+import org.packyard.config.ObserveConfig;
+import org.packyard.config.PackyardConfig;
 import org.packyard.config.Policy;
 import org.packyard.config.RepositoryConfig;
 import org.packyard.testkit.RepoWriter;
@@ -53,6 +64,60 @@ class ReadinessTest {
       assertThat(s.get("/healthz").statusCode()).isEqualTo(200);
     }
   }
+
+  @Test
+  void probesListen_answersTheProbesOnItsOwnEventLoop_whileEveryMainEventLoopIsBusy() throws Exception {
+    Path up = new RepoWriter().packages(RepoWriter.pkgs(Pkg.of("foo", "1.0-1"))).write(tmp.resolve("up")).root();
+    PackyardConfig cfg = new PackyardConfig(new PackyardConfig.Listen("127.0.0.1", 0), tmp.resolve("data"),
+        List.of(repo("good", up.toUri(), "b1"),
+            new RepositoryConfig("secret-repo", up.toUri(), Policy.METADATA_ONLY, "b2", Channel.RELEASE, null, Access.PRIVATE)),
+        null, new ObserveConfig("text", List.of(), new PackyardConfig.Listen("127.0.0.1", 0)));
+    try (TestServer s = TestServer.start(cfg, java.time.Clock.systemUTC())) {
+      s.syncAll();
+      int probes = s.server.probesPort();
+      assertThat(probes).isPositive().isNotEqualTo(s.server.port());
+      String main = s.get("/readyz").body();
+      HttpResponse<String> ready = get(probes, "/readyz");
+      assertThat(ready.statusCode()).isEqualTo(200);
+      assertThat(ready.body()).as("the same answer, with the same access rules").isEqualTo(main).doesNotContain("secret-repo");
+      assertThat(get(probes, "/healthz").statusCode()).isEqualTo(200);
+      assertThat(get(probes, "/repos/good/repodata/repomd.xml").statusCode()).as("probes only").isEqualTo(404);
+      assertThat(get(probes, "/b1/pkg/foo").statusCode()).isEqualTo(404);
+
+      // Every event loop of the main listener busy for 3 s: the probe listener still answers at once.
+      CountDownLatch busy = new CountDownLatch(1);
+      for (EventExecutor loop : ((VertxInternal) s.vertx).nettyEventLoopGroup()) {
+        loop.execute(() -> {
+          try {
+            busy.await(3, TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        });
+      }
+      try {
+        long t0 = System.nanoTime();
+        assertThat(get(probes, "/readyz").statusCode()).isEqualTo(200);
+        assertThat(get(probes, "/healthz").statusCode()).isEqualTo(200);
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofMillis(1_500));
+        CompletableFuture<HttpResponse<String>> held = HTTP.sendAsync(HttpRequest.newBuilder(
+            URI.create(s.base() + "/readyz")).build(), HttpResponse.BodyHandlers.ofString());
+        Thread.sleep(300);
+        assertThat(held).as("the main listener's probe waits for its event loop").isNotDone();
+      } finally {
+        busy.countDown();
+      }
+      s.server.drain();
+      assertThat(get(probes, "/readyz").statusCode()).isEqualTo(503);
+    }
+  }
+
+  private static HttpResponse<String> get(int port, String path) throws Exception {
+    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(10)).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
 
   private static RepositoryConfig repo(String name, URI upstream, String branch) {
     return new RepositoryConfig(name, upstream, Policy.METADATA_ONLY, branch, Channel.RELEASE, null, Access.PUBLIC);

@@ -77,6 +77,21 @@ abstract class StateStoreContract {
   }
 
   @Test
+  void syncRun_startedWhileAnotherOfTheSameRepositoryIsRunning_closesThatOneAsAbandoned() {
+    long killed = state.startSyncRun("a", Instant.ofEpochMilli(1_000));
+    long other = state.startSyncRun("b", Instant.ofEpochMilli(1_500));
+    long next = state.startSyncRun("a", Instant.ofEpochMilli(2_000));
+    StateStore.SyncRun old = state.syncRuns("a", 10).stream().filter(r -> r.id() == killed).findFirst().orElseThrow();
+    assertThat(old.outcome()).isEqualTo("failed");
+    assertThat(old.message()).startsWith("abandoned");
+    assertThat(old.finishedAt()).isEqualTo(Instant.ofEpochMilli(2_000));
+    assertThat(state.syncRuns("a", 10).get(0)).extracting(StateStore.SyncRun::id, StateStore.SyncRun::outcome)
+        .containsExactly(next, "running");
+    assertThat(state.syncRuns("b", 10).get(0)).as("another repository's run is not touched")
+        .extracting(StateStore.SyncRun::id, StateStore.SyncRun::outcome).containsExactly(other, "running");
+  }
+
+  @Test
   void lease_oneHolderAtATime_untilReleased() {
     Lease a = state.acquireLease("sync:r", "replica-a", LONG).orElseThrow();
     assertThat(state.acquireLease("sync:r", "replica-b", LONG)).isEmpty();

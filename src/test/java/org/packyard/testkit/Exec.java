@@ -34,6 +34,20 @@ public final class Exec {
     }
   }
 
+  /**
+   * {@code packyard ARGS} in a new JVM (the same java, the test's class path, a 256 MB heap),
+   * started and not awaited; its output goes to {@code log}.
+   */
+  public static Process packyard(Path log, String... args) throws IOException {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    List<String> cmd = new java.util.ArrayList<>(List.of(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+        "org.packyard.cli.Main"));
+    cmd.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+    pb.environment().remove("PACKYARD_TTY");
+    return pb.start();
+  }
+
   /** Runs and asserts exit 0; returns the output. */
   public static String ok(Path dir, long timeoutSeconds, String... cmd) {
     Result r = run(dir, null, timeoutSeconds, List.of(cmd));
