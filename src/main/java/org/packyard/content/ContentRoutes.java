@@ -468,7 +468,7 @@ public final class ContentRoutes {
 
   private static void html(RoutingContext ctx, String path, List<Listings.Entry> entries) {
     StringBuilder b = new StringBuilder(256 + entries.size() * 96);
-    b.append("<!doctype html><html><head><meta charset=\"utf-8\"><title>Index of ").append(HomePage.esc(path))
+    b.append("<!doctype html><html><head><meta charset=\"utf-8\">").append(HomePage.ICON).append("<title>Index of ").append(HomePage.esc(path))
         .append("</title><style>body{font:14px/1.5 monospace;margin:2em}td{padding:0 1.5em 0 0}</style></head><body><h1>Index of ")
         .append(HomePage.esc(path)).append("</h1><table>");
     if (!path.equals(PREFIX)) b.append("<tr><td><a href=\"../\">../</a></td><td></td></tr>");

@@ -16,6 +16,9 @@ import org.packyard.config.RepositoryConfig;
  * how many there are.
  */
 public final class HomePage {
+  /** The web application's icon, so that a browser does not ask for a missing /favicon.ico. */
+  public static final String ICON = "<link rel=\"icon\" href=\"/ui/static/favicon.svg\" type=\"image/svg+xml\">";
+
   private final Catalog catalog;
   private final AccessControl access;
 
@@ -36,7 +39,7 @@ public final class HomePage {
     String host = ctx.request().authority() == null ? "localhost" : ctx.request().authority().toString();
     String base = (ctx.request().isSSL() ? "https://" : "http://") + host;
     StringBuilder b = new StringBuilder(4096);
-    b.append("<!doctype html><html><head><meta charset=\"utf-8\"><title>Packyard</title>")
+    b.append("<!doctype html><html><head><meta charset=\"utf-8\">").append(ICON).append("<title>Packyard</title>")
         .append("<style>body{font:15px/1.5 system-ui,sans-serif;max-width:60em;margin:2em auto;padding:0 1em}")
         .append("code,pre{background:#f4f4f4;padding:.1em .3em}table{border-collapse:collapse}")
         .append("td,th{border-bottom:1px solid #ddd;padding:.3em .8em;text-align:left}</style></head><body>")

@@ -345,6 +345,11 @@ class ContentRoutesTest {
         .send(HttpRequest.newBuilder(URI.create(server.base() + "/repos/lazy")).build(), HttpResponse.BodyHandlers.ofString());
     assertThat(redirect.statusCode()).isEqualTo(302);
     assertThat(new String(get("/repos/").body())).contains("meta/only", "lazy");
+    // A browser asks for /favicon.ico unless a page names its icon: every HTML page names one that exists.
+    String icon = "<link rel=\"icon\" href=\"/ui/static/favicon.svg\"";
+    assertThat(new String(root.body())).contains(icon);
+    assertThat(new String(get("/").body())).contains(icon);
+    assertThat(get("/ui/static/favicon.svg").statusCode()).isEqualTo(200);
     HttpResponse<byte[]> nothing = get("/repos/nothing/here");
     assertThat(nothing.statusCode()).as("anonymous, no such repository: the challenge a private one gets").isEqualTo(401);
     assertThat(nothing.headers().firstValue("www-authenticate")).hasValue("Basic realm=\"packyard\"");
