@@ -43,7 +43,8 @@ import org.packyard.store.StateStore;
  * Syncs repositories: picks the fastest mirror's repomd.xml, fetches every file it lists (and
  * repomd.xml.asc/.key when the mirror has them), verified against the checksums and sizes of that
  * one repomd.xml, builds the index, for {@code immediate} repositories stores every package the
- * {@link PackagePlan} names (every package: from primary.xml while the index builds), and only
+ * {@link PackagePlan} names (every package: from primary.xml as soon as it is stored, while the
+ * other metadata files arrive and the index builds), and only
  * then publishes a snapshot atomically. An unchanged
  * repomd.xml costs one request and publishes nothing (an {@code immediate} repository still makes
  * sure its packages are stored). Any failure leaves the previous snapshot published; blobs verified
@@ -233,25 +234,39 @@ public final class Syncer implements AutoCloseable {
       // The signatures and the metadata files at once: one round trip, not two.
       Future<List<Manifest.FileRef>> sigs = p.within(() -> signatures(chosen.mirror()));
       List<RepoFile> wanted = md.files().stream().filter(f -> !f.isSqliteDatabase()).toList();
-      List<FetchItem> items = wanted.stream().map(FetchItem::of).toList();
       l.phase(repo.name(), "download", wanted.size() + " metadata files");
       AtomicInteger done = new AtomicInteger();
-      Future<List<String>> files = p.within(() -> downloader.fetchAll(set, items, item -> l.files(repo.name(), done.incrementAndGet(), items.size())));
-      return Future.all(sigs, files)
-          .compose(v -> blocking(() -> tree(repo, md, chosen.sha256(), sigs.result(), wanted, files.result(), l)));
-    })).compose(tree -> {
-      // Packages start as soon as primary is here, while the index builds, when the plan is every
-      // package and primary is small enough to hold its list twice; else from the built index.
-      RepoFile primary = tree.md().file("primary");
-      boolean early = repo.policy() == Policy.IMMEDIATE && plan == PackagePlan.ALL && repo.filters().keepsEverything()
-          && primary != null && primary.openSize() >= 0 && primary.openSize() <= EARLY_PACKAGES_MAX_PRIMARY
-          && tree.wanted().indexOf(primary) >= 0;
-      Future<Void> packages = early
-          ? trace.phase("sync.packages", p -> blocking(() -> packagesOf(blobs.path(tree.shas().get(tree.wanted().indexOf(primary)))))
-              .compose(items -> fetchPackages(repo, set, items, l, p)))
+      List<Future<String>> each = new ArrayList<>(wanted.size());
+      for (RepoFile f : wanted) {
+        each.add(p.within(() -> downloader.fetch(set, FetchItem.of(f))).andThen(ar -> {
+          if (ar.succeeded()) l.files(repo.name(), done.incrementAndGet(), wanted.size());
+        }));
+      }
+      // Every file settles (stored or its temp file gone) before a failure is reported.
+      Future<List<String>> files = Future.join(each).map(all -> all.<String>list());
+      // The packages start as soon as primary.xml is stored, not when the last metadata file or
+      // signature is; the index build waits until they are on their way (on two cores its CPU
+      // would otherwise delay the first requests by tens of milliseconds).
+      Promise<Void> listed = Promise.promise();
+      Future<Void> packages = early(repo, md, wanted)
+          ? each.get(wanted.indexOf(md.file("primary"))).compose(sha -> trace.phase("sync.packages",
+              pp -> blocking(() -> packagesOf(blobs.path(sha))).compose(items -> {
+                Future<Void> f = fetchPackages(repo, set, items, l, pp);
+                listed.tryComplete();
+                return f;
+              })))
           : null;
+      if (packages == null) listed.tryComplete();
+      else packages.onComplete(ar -> listed.tryComplete());
+      return Future.all(sigs, files).compose(v -> listed.future())
+          .compose(v -> blocking(() -> tree(repo, md, chosen.sha256(), sigs.result(), wanted, files.result(), l)))
+          .map(tree -> new Metadata(tree, packages))
+          .recover(e -> settled(packages, e));
+    })).compose(meta -> {
+      Tree tree = meta.tree();
+      Future<Void> packages = meta.packages();
       return trace.phase("sync.index", p -> blocking(() -> build(repo, tree.md(), tree.wanted(), tree.shas(), l)))
-          .recover(e -> packages == null ? Future.failedFuture(e) : packages.transform(x -> Future.<Built>failedFuture(e)))
+          .recover(e -> settled(packages, e))
           .compose(built -> (packages != null ? packages
                   : trace.phase("sync.packages", p -> fetchPackages(repo, set, built.staging().indexDir(), l, p)))
               .compose(v -> trace.phase("sync.publish", p -> blocking(() -> publish(repo, tree, chosen.sha256(), built, mirrorOrder(set, chosen), l, pass))))
@@ -260,6 +275,27 @@ public final class Syncer implements AutoCloseable {
                 return null;
               }).transform(x -> Future.failedFuture(e))));
     });
+  }
+
+  /** The metadata as fetched (or filtered), and the packages already on their way, if they are. */
+  private record Metadata(Tree tree, Future<Void> packages) {}
+
+  /**
+   * Whether the packages start from primary.xml as soon as it is stored, while the other metadata
+   * files arrive and the index builds: when the plan is every package of an unfiltered
+   * {@code immediate} repository and primary is small enough to hold its list twice. Else they
+   * start from the built index.
+   */
+  private boolean early(RepositoryConfig repo, Repomd md, List<RepoFile> wanted) {
+    RepoFile primary = md.file("primary");
+    return repo.policy() == Policy.IMMEDIATE && plan == PackagePlan.ALL && repo.filters().keepsEverything()
+        && primary != null && primary.openSize() >= 0 && primary.openSize() <= EARLY_PACKAGES_MAX_PRIMARY
+        && wanted.indexOf(primary) >= 0;
+  }
+
+  /** Fails with {@code e} once {@code packages} (if any are on their way) have settled: nothing is still writing. */
+  private static <T> Future<T> settled(Future<Void> packages, Throwable e) {
+    return packages == null ? Future.failedFuture(e) : packages.transform(x -> Future.<T>failedFuture(e));
   }
 
   /** Every package a stored primary.xml lists (its checksum verified when it was stored), as {@link PackagePlan#ALL} would. */

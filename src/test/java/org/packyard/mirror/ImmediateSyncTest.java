@@ -89,6 +89,32 @@ class ImmediateSyncTest {
   }
 
   @Test
+  void immediate_packagesStartOncePrimaryIsStored_withoutWaitingForTheOtherMetadata() throws Exception {
+    RepoWriter.Written w = write(12, "1.0");
+    FakeUpstream up = serve(w.root());
+    String filelists = "/" + w.hrefs().get("filelists");
+    up.fail(filelists, Fault.HANG, Fault.HANG, Fault.HANG, Fault.HANG, Fault.HANG, Fault.HANG, Fault.HANG, Fault.HANG);
+    Mirroring m = closing(Mirroring.open(tmp.resolve("data"),
+        Downloader.Options.DEFAULT.withRetry(RetryPolicy.defaults().withRandom(() -> 0.5)),
+        new Upstreams.Timeouts(Duration.ofSeconds(5), Duration.ofMillis(300))));
+    // filelists.xml never answers, so every package was fetched while it was still outstanding
+    assertThatThrownBy(() -> m.sync(Mirroring.repo("r", Policy.IMMEDIATE, up.uri()))).hasMessageContaining(filelists.substring(1));
+    for (Map.Entry<String, byte[]> e : w.packages().entrySet()) {
+      assertThat(up.count("/" + e.getKey())).as(e.getKey()).isEqualTo(1);
+      assertThat(m.stored(sha256(e.getValue()))).as(e.getKey()).isTrue(); // kept: the next run resumes
+    }
+    assertThat(m.current("r")).isEmpty();
+    assertThat(m.published).isEmpty();
+    assertThat(m.temps()).isEmpty();
+    assertThat(m.staging()).isEmpty();
+  }
+
+  <T extends AutoCloseable> T closing(T c) {
+    closing.add(c);
+    return c;
+  }
+
+  @Test
   void immediate_fileUpstream_copiedWithTheSameVerification() throws Exception {
     RepoWriter.Written w = write(5, "1.0");
     Mirroring m = mirroring();
