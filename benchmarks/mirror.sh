@@ -8,9 +8,12 @@
 #     ROUNDS times in turn with `dnf reposync` (16 parallel downloads), net of start-up (first
 #     upstream request to publish, from the upstream's request log), with a timeline of each run
 #     (benchmarks/timeline.py) kept in benchmarks/results/mirror-timeline.txt;
+#     and the same from a running `packyard serve` (a warm JVM, as in production): each round the
+#     upstream tree becomes another REAL set of packages and the server is asked to sync it
+#     (POST :sync?wait=true), net from its first upstream request to its publish;
 #  3. the peak heap of a sync that mirrors every package of a 75,000-package repository.
 #
-#   benchmarks/mirror.sh [--packages N] [--real N] [--rounds N] [--big N] [--heap SIZE] [--out FILE]
+#   benchmarks/mirror.sh [--packages N] [--real N] [--rounds N] [--big N] [--heap SIZE] [--port N] [--out FILE]
 #
 # Needs: a built ./packyard, dnf with dnf-plugins-core (reposync), rpmbuild, createrepo_c,
 # python3, curl, awk. Loopback only.
@@ -18,7 +21,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 . "$here/lib.sh"
-packages=2000 real=176 rounds=3 big=75000 heap=128m out="$here/results/mirror.md"
+packages=2000 real=176 rounds=3 big=75000 heap=128m port=18392 out="$here/results/mirror.md"
 while [ $# -gt 0 ]; do
   case "$1" in
     --packages) packages="$2"; shift 2 ;;
@@ -26,6 +29,7 @@ while [ $# -gt 0 ]; do
     --rounds) rounds="$2"; shift 2 ;;
     --big) big="$2"; shift 2 ;;
     --heap) heap="$2"; shift 2 ;;
+    --port) port="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     *) echo "unknown option: $1" >&2; exit 2 ;;
   esac
@@ -151,6 +155,59 @@ if [ "$real" -gt 0 ]; then
   }
   for r in $(seq "$rounds"); do in_turn "$r" real_packyard real_reposync; done
   kill "${pids[-1]}" 2>/dev/null || true
+
+  # The same from a running server. Every round needs packages it has never stored (a stored blob
+  # is not fetched again): other sets of the same sizes, rpmbuild'ing them with other seeds.
+  for r in $(seq 0 "$rounds"); do
+    tree="$work/real-$real-seed$r"
+    if [ ! -f "$tree/repodata/repomd.xml" ]; then
+      rm -rf "$tree"
+      python3 "$here/real-rpms.py" "$tree" --count "$real" --total-mb $(( real * 16 / 176 )) --seed $(( 1000 + r )) >&2
+      createrepo_c -q "$tree"
+    fi
+  done
+  ln -sfn "$work/real-$real-seed0" "$work/live-tree"
+  start_upstream "$work/live-tree" 100ms 16 --retry-after 1 --log "$work/live-requests.log"
+  if curl -s -o /dev/null "http://127.0.0.1:$port/"; then echo "127.0.0.1:$port is in use; pass another --port" >&2; exit 1; fi
+  cat > "$work/live.yaml" <<EOF
+data: $work/data-live
+listen: 127.0.0.1:$port
+repositories:
+  - name: live
+    upstream: http://127.0.0.1:$up_port/
+    policy: immediate
+EOF
+  rm -rf "$work/data-live"
+  "$root/packyard" serve --config "$work/live.yaml" > "$work/serve-live.log" 2>&1 &
+  pids+=($!)
+  wait_ready "http://127.0.0.1:$port/readyz"
+  # the start-up sync (seed 0, in the cold JVM) publishes before the first round
+  for _ in $(seq 240); do grep -q 'INFO live: published' "$work/serve-live.log" && break; sleep 0.5; done
+  live_token=$("$root/packyard" admin --config "$work/live.yaml" bootstrap root 2>/dev/null | grep -o 'pky_[A-Za-z0-9_-]*' | head -1)
+  [ -n "$live_token" ] || { echo "bootstrap printed no token" >&2; exit 1; }
+  live_sync() { curl -s -o "$work/live-sync.json" -w '%{http_code}' -X POST -H "Authorization: Bearer $live_token" \
+    "http://127.0.0.1:$port/api/v1/repositories/live:sync?wait=true"; }
+  # the server learns of a token made by another process within a few seconds
+  for _ in $(seq 60); do [ "$(live_sync)" = 200 ] && break; sleep 0.5; done
+  wm_nets=() wm_ratios=() wm_429s=() wm_firsts=()
+  for r in $(seq "$rounds"); do
+    ln -sfn "$work/real-$real-seed$r" "$work/live-tree"
+    s=$(now)
+    code=$(live_sync)
+    e=$(now)
+    [ "$code" = 200 ] || { echo "live sync round $r answered $code: $(cat "$work/live-sync.json")" >&2; exit 1; }
+    sleep 0.3
+    pub=$(grep 'INFO live: published' "$work/serve-live.log" | tail -1 | cut -d' ' -f1)
+    { echo "== Packyard serve (warm), round $r: POST /api/v1/repositories/live:sync?wait=true (net: first upstream request to the publish logged at $pub)"
+      python3 "$here/timeline.py" "$work/live-requests.log" --from "$s" --to "$e" --end "$(date -d "$pub" +%s.%N)"
+      echo; } >> "$timeline"
+    line=$(grep '^summary' "$timeline" | tail -1)
+    [ "$(kv packages "$line")" = "$real" ] || { echo "live sync round $r fetched $(kv packages "$line") packages, not $real" >&2; exit 1; }
+    wm_nets+=("$(kv net "$line")") wm_ratios+=("$(kv ratio "$line")") wm_429s+=("$(kv throttled "$line")")
+    wm_firsts+=("$(kv first_package_at "$line")")
+    log "serve round $r: net $(kv net "$line") s, ideal $(kv ideal "$line") s, $(kv throttled "$line") throttled"
+  done
+  kill "${pids[-1]}" "${pids[-2]}" 2>/dev/null || true
 fi
 
 # ------------------------------------------------------------- 3. peak heap, 75,000 packages
@@ -186,6 +243,7 @@ fi
     echo "| mirror $real real packages ($real_bytes MB, largest $real_largest MB, built by rpmbuild) from an upstream with 100 ms latency and 429 + \`Retry-After: 1\` above 16 in flight: net of start-up (s), median of $rounds | $(med "${pk_nets[@]}") (runs: ${pk_nets[*]}; whole command ${pk_walls[*]}) | ideal ceil($real / 16) x (0.1 s + measured transfer) = $(med "${pk_ideals[@]}") | $(med "${pk_ratios[@]}") of ideal | ≤ 1.30 of ideal |"
     echo "| same: throttled answers (429) per run | ${pk_429s[*]} | \`dnf reposync\` (16 parallel downloads): ${rs_429s[*]} | | < 10 |"
     echo "| same, against \`dnf reposync\` (16 parallel downloads), net of start-up (s) | $(med "${pk_nets[@]}") | $(med "${rs_nets[@]}") (runs: ${rs_nets[*]}; files: ${rs_counts[*]}; whole command ${rs_walls[*]}) | dnf / Packyard = $(ratio "$(med "${rs_nets[@]}")" "$(med "${pk_nets[@]}")") (above 1: Packyard faster) | |"
+    echo "| same from a running \`packyard serve\` (warm JVM): each round a new set of $real real packages, \`POST …:sync?wait=true\`, net (s), median of $rounds | $(med "${wm_nets[@]}") (runs: ${wm_nets[*]}; first package at ${wm_firsts[*]} s; throttled ${wm_429s[*]}) | ideal as above | $(med "${wm_ratios[@]}") of ideal (runs: ${wm_ratios[*]}) | ≤ 1.30 of ideal |"
   fi
   [ "$big" -gt 0 ] && echo "| mirror $big packages (immediate) with \`-Xmx$heap\`: peak heap before a collection (MB) | $peak ($gcs collections, $full of them full, sync ${big_total} s, packages ${stored} s) | | | bounded |"
   echo
