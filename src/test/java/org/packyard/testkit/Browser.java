@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 import org.openqa.selenium.Dimension;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
@@ -91,6 +92,18 @@ public final class Browser implements AutoCloseable {
     Path p = SCREENSHOTS.resolve(name + ".png");
     Files.write(p, driver.getScreenshotAs(OutputType.BYTES));
     return p;
+  }
+
+  /**
+   * Clicks {@code element} (a submit button or a link) and waits until the page it leads to has
+   * replaced this one: {@code click()} may return before the navigation has begun, and an element
+   * read in between belongs to the page that is going away.
+   */
+  public void clickAndAwaitNavigation(WebElement element) {
+    element.click();
+    var wait = new org.openqa.selenium.support.ui.WebDriverWait(driver, Duration.ofSeconds(30));
+    wait.until(org.openqa.selenium.support.ui.ExpectedConditions.stalenessOf(element));
+    wait.until(d -> "complete".equals(js("return document.readyState")));
   }
 
   /** Waits until the page's first {@code h1} reads {@code text} (after a click that navigates). */

@@ -22,6 +22,8 @@ import org.openqa.selenium.By;
 import org.openqa.selenium.Keys;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.interactions.Actions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
 import org.packyard.access.AccessControl;
 import org.packyard.access.Principal;
 import org.packyard.access.Role;
@@ -95,13 +97,13 @@ class WebUiBrowserTest {
       browser.get(url("/ui/login"));
     }
     browser.driver.findElement(By.id("token")).sendKeys(token);
-    browser.driver.findElement(By.cssSelector("main form button[type=submit]")).click();
-    new org.openqa.selenium.support.ui.WebDriverWait(browser.driver, Duration.ofSeconds(15))
+    browser.clickAndAwaitNavigation(browser.driver.findElement(By.cssSelector("main form button[type=submit]")));
+    new WebDriverWait(browser.driver, Duration.ofSeconds(15))
         .until(d -> !d.getCurrentUrl().endsWith("/ui/login") || !d.findElements(By.cssSelector("p.error")).isEmpty());
   }
 
   static void logout() {
-    browser.driver.findElement(By.cssSelector(".who form button")).click();
+    browser.clickAndAwaitNavigation(browser.driver.findElement(By.cssSelector(".who form button")));
     browser.awaitHeading("Repositories");
   }
 
@@ -161,7 +163,7 @@ class WebUiBrowserTest {
     browser.screenshot("search");
     browser.assertNoConsoleErrors("/ui/search");
 
-    results.get(0).findElement(By.cssSelector("a.pkg")).click();
+    browser.clickAndAwaitNavigation(results.get(0).findElement(By.cssSelector("a.pkg")));
     browser.awaitHeading("packyard-tools");
     assertThat(browser.driver.findElement(By.cssSelector("article.version h2")).getText()).isEqualTo("1:0.9-3.noarch");
     assertThat(browser.driver.findElement(By.id("install")).getAttribute("value")).isEqualTo("dnf install packyard-tools");
@@ -169,7 +171,7 @@ class WebUiBrowserTest {
     browser.screenshot("package");
     browser.assertNoConsoleErrors("package page");
 
-    browser.driver.findElement(By.cssSelector(".crumbs a")).click();
+    browser.clickAndAwaitNavigation(browser.driver.findElement(By.cssSelector(".crumbs a")));
     browser.awaitHeading("pub/sample");
     assertThat(browser.driver.findElements(By.cssSelector("ul.pkglist a")).stream().map(WebElement::getText).toList())
         .containsExactly("packyard-hello", "packyard-hello-doc", "packyard-tools");
@@ -208,8 +210,8 @@ class WebUiBrowserTest {
     assertThat(browser.js("return document.activeElement.id")).isEqualTo("q");
     keys.sendKeys("packyard-hello").sendKeys(Keys.ENTER).perform();
     // Enter submits the form: wait for that navigation, then look at the page it led to
-    new org.openqa.selenium.support.ui.WebDriverWait(browser.driver, Duration.ofSeconds(15))
-        .until(org.openqa.selenium.support.ui.ExpectedConditions.urlContains("/ui/search?q=packyard-hello"));
+    new WebDriverWait(browser.driver, Duration.ofSeconds(15))
+        .until(ExpectedConditions.urlContains("/ui/search?q=packyard-hello"));
     browser.awaitHeading("Search");
     assertThat(browser.driver.findElement(By.cssSelector("ol.results li")).getText()).contains("packyard-hello", "name");
     browser.assertNoConsoleErrors("keyboard search");
@@ -269,7 +271,7 @@ class WebUiBrowserTest {
     new org.openqa.selenium.support.ui.Select(browser.driver.findElement(By.id("role"))).selectByValue("viewer");
     for (String t : List.of("team/a", "team/b")) browser.driver.findElement(By.cssSelector("input[name=targets][value='" + t + "']")).click();
     browser.screenshot("access-form");
-    browser.driver.findElement(By.cssSelector("#grant button[type=submit]")).click();
+    browser.clickAndAwaitNavigation(browser.driver.findElement(By.cssSelector("#grant button[type=submit]")));
     assertThat(browser.driver.findElement(By.id("notice")).getText())
         .contains("Granted group:support viewer on 2 target(s): team/a, team/b (2 new)");
     assertThat(browser.driver.findElement(By.tagName("main")).getText()).contains("Bindings on team/a", "Bindings on team/b");
@@ -297,7 +299,7 @@ class WebUiBrowserTest {
 
     browser.get(url("/ui/tokens"));
     browser.driver.findElement(By.id("name")).sendKeys("ci job");
-    browser.driver.findElement(By.cssSelector("main form button[type=submit]")).click();
+    browser.clickAndAwaitNavigation(browser.driver.findElement(By.cssSelector("main form button[type=submit]")));
     String secret = browser.driver.findElement(By.id("secret")).getAttribute("value");
     assertThat(secret).startsWith("pky_");
     assertThat(ac.authenticate("Bearer " + secret)).isInstanceOf(AccessControl.Auth.User.class);
@@ -305,9 +307,9 @@ class WebUiBrowserTest {
     browser.assertNoConsoleErrors("tokens page");
     browser.get(url("/ui/tokens"));
     assertThat(browser.driver.findElement(By.tagName("main")).getText()).as("shown once").doesNotContain(secret).contains("ci job");
-    browser.driver.findElement(By.cssSelector("button[aria-label='Revoke token ci job']")).click();
+    browser.clickAndAwaitNavigation(browser.driver.findElement(By.cssSelector("button[aria-label='Revoke token ci job']")));
     // the answer to the revoke (it reloads the access model before it is sent) is the page saying so
-    new org.openqa.selenium.support.ui.WebDriverWait(browser.driver, Duration.ofSeconds(15))
+    new WebDriverWait(browser.driver, Duration.ofSeconds(15))
         .until(d -> d.findElement(By.tagName("main")).getText().contains("revoked."));
     assertThat(ac.authenticate("Bearer " + secret)).isInstanceOf(AccessControl.Auth.Invalid.class);
 
@@ -328,7 +330,7 @@ class WebUiBrowserTest {
     for (String t : List.of("team/a", "pub/sample", "slow/")) {
       browser.driver.findElement(By.cssSelector("input[name=targets][value='" + t + "']")).click();
     }
-    browser.driver.findElement(By.cssSelector("#grant button[type=submit]")).click();
+    browser.clickAndAwaitNavigation(browser.driver.findElement(By.cssSelector("#grant button[type=submit]")));
     WebElement refused = browser.driver.findElement(By.id("refused"));
     assertThat(refused.getText()).contains("Nothing was changed");
     assertThat(refused.findElements(By.cssSelector("li")).stream().map(WebElement::getText).toList())
@@ -366,10 +368,10 @@ class WebUiBrowserTest {
   void aRunningSyncsProgress_movesWithoutAReload() throws Exception {
     login(aliceToken);
     browser.get(url("/ui/repos/slow/x"));
+    var wait = new WebDriverWait(browser.driver, Duration.ofSeconds(30));
+    // the form's own navigation (POST, 303, GET) first; from then on the page must not reload
+    browser.clickAndAwaitNavigation(browser.driver.findElement(By.cssSelector("form[action$=':sync'] button")));
     browser.js("window.packyardMarker = 42");
-    browser.driver.findElement(By.cssSelector("form[action$=':sync'] button")).click();
-    browser.js("window.packyardMarker = 42"); // the form's own navigation; from here on the page must not reload
-    var wait = new org.openqa.selenium.support.ui.WebDriverWait(browser.driver, Duration.ofSeconds(30));
     wait.until(d -> d.findElement(By.id("progress")).getText().contains("Package files:"));
     String first = browser.driver.findElement(By.id("progress")).getText();
     browser.screenshot("sync-progress");
@@ -378,7 +380,7 @@ class WebUiBrowserTest {
     String later = browser.driver.findElement(By.id("progress")).getText();
     assertThat(done(later)).as(first + " -> " + later).isGreaterThan(done(first));
     assertThat(browser.js("return window.packyardMarker")).as("no reload").isEqualTo(42L);
-    new org.openqa.selenium.support.ui.WebDriverWait(browser.driver, Duration.ofSeconds(60))
+    new WebDriverWait(browser.driver, Duration.ofSeconds(60))
         .until(d -> d.findElement(By.id("progress")).getText().contains("finished"));
     browser.assertNoConsoleErrors("repository page during a sync");
   }
