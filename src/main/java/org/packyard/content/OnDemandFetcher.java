@@ -347,7 +347,7 @@ final class OnDemandFetcher implements ContentRoutes.OnDemand {
         HttpServerResponse resp = ctx.response();
         State st = latest;
         if (st.failure() != null) {
-          if (in != null) in.close();
+          closeIn();
           fail(ctx, file, st.failure());
           return;
         }
@@ -359,15 +359,13 @@ final class OnDemandFetcher implements ContentRoutes.OnDemand {
                 "bytes " + range.start() + "-" + range.end() + "/" + file.size());
           }
           resp.headers().set(HttpHeaders.CONTENT_LENGTH, Long.toString(to - from));
-          resp.closeHandler(x -> {
-            if (in != null) in.close();
-          });
+          resp.closeHandler(x -> closeIn());
         }
         // Until the file is verified, never send the last byte asked for: no client completes bad data.
         long limit = st.verified() ? to : Math.min(st.written(), to - 1);
         if (sent >= limit) {
           if (sent == to && st.verified()) {
-            if (in != null) in.close();
+            closeIn();
             resp.end();
           }
           return;
@@ -392,11 +390,22 @@ final class OnDemandFetcher implements ContentRoutes.OnDemand {
                 if (latest.failure() == null) fail(ctx, file, ar.cause());
                 return;
               }
-              if (ar.result().length() == 0) return; // nothing new yet
+              // Nothing new yet; a notice that came during the read was not acted on: act on it now.
+              if (ar.result().length() == 0) {
+                if (latest != st) step();
+                return;
+              }
               sent += ar.result().length();
               resp.write(ar.result());
               step();
             });
+      }
+
+      /** Closes the file being read, once (a failure and the client leaving can both ask). */
+      private void closeIn() {
+        AsyncFile f = in;
+        in = null;
+        if (f != null) f.close();
       }
     }
   }
