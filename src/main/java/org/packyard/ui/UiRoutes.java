@@ -76,6 +76,8 @@ public final class UiRoutes {
     }).failureHandler(this::failed);
     router.getWithRegex("/ui").handler(ctx -> ctx.response().setStatusCode(301).putHeader("Location", "/ui/").end());
     router.route("/ui/static/:file").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(this::file);
+    // What a browser asks for beside an answer that names no icon (a JSON or XML file opened in a tab).
+    router.route("/favicon.ico").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(ctx -> serve(ctx, "favicon.svg"));
     BodyHandler form = BodyHandler.create(false).setBodyLimit(256 * 1024);
     browse.mount(router, form, this::events);
     accessPages.mount(router, form);
@@ -83,11 +85,15 @@ public final class UiRoutes {
 
   private void file(RoutingContext ctx) {
     String f = ctx.pathParam("file");
-    Buffer b = files.get(f);
-    if (b == null) {
+    if (!files.containsKey(f)) {
       ctx.fail(HttpError.notFound("no such file"));
       return;
     }
+    serve(ctx, f);
+  }
+
+  private void serve(RoutingContext ctx, String f) {
+    Buffer b = files.get(f);
     ctx.response().putHeader("Content-Type", STATIC.get(f)).putHeader("Cache-Control", "public, max-age=3600");
     org.packyard.server.Responses.end(ctx, b);
   }

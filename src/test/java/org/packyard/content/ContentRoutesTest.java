@@ -354,6 +354,11 @@ class ContentRoutesTest {
     assertThat(new String(root.body())).contains(icon);
     assertThat(new String(get("/").body())).contains(icon);
     assertThat(get("/ui/static/favicon.svg").statusCode()).isEqualTo(200);
+    // ... and an answer that is not a page (JSON, XML) opened in a browser tab gets it at /favicon.ico.
+    HttpResponse<byte[]> ico = get("/favicon.ico");
+    assertThat(ico.statusCode()).isEqualTo(200);
+    assertThat(ico.headers().firstValue("content-type")).hasValue("image/svg+xml");
+    assertThat(ico.body()).isEqualTo(get("/ui/static/favicon.svg").body());
     HttpResponse<byte[]> nothing = get("/repos/nothing/here");
     assertThat(nothing.statusCode()).as("anonymous, no such repository: the challenge a private one gets").isEqualTo(401);
     assertThat(nothing.headers().firstValue("www-authenticate")).hasValue("Basic realm=\"packyard\"");

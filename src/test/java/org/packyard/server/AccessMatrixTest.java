@@ -198,6 +198,8 @@ class AccessMatrixTest {
           get("/ui/static/htmx.min.js").status(200, 200, 200, 200).mentions(NO, NO, NO, NO),
           head("/ui/static/favicon.svg").status(200, 200, 200, 200),
           get("/ui/static/nothing.js").status(404, 404, 404, 404)),
+      entry("GET,HEAD /favicon.ico",
+          get("/favicon.ico").status(200, 200, 200, 200).mentions(NO, NO, NO, NO)),
       entry("GET /ui/",
           get("/ui/").status(200, 200, 200, 200).mentions(NO, NO, YES, YES)),
       entry("GET /ui/search",
