@@ -159,21 +159,44 @@ non2xx() { awk '/Non-2xx/ {n+=$NF} /Socket errors/ {for (i=3;i<=NF;i++) {v=$i; g
 heavy() { # LUA SECONDS -> the heavy wrk's output in $work/heavy.out
   wrk -t2 -c200 -d"$2s" --timeout 60s -s "$1" "http://127.0.0.1:$pk_port" > "$work/heavy.out"
 }
-# alone LUA: the heavy route's req/s and non-2xx with nobody probing
-alone() { heavy "$1" "$seconds"; printf '%s %s\n' "$(wrk_rps < "$work/heavy.out")" "$(non2xx < "$work/heavy.out")"; }
-# probed LUA: heavy for the probe's seconds plus 2 s either side; 2 s in, one probe on the loaded
-# Packyard's probes_listen and, in the same window, one on the idle second Packyard's (the
-# control) and one on the loaded Packyard's main listener (the probe without a listener of its own)
+# The heavy route's answers as Packyard counts them (its /metrics), and the time, now: both windows
+# below take their req/s from two of these, so they count exactly the same stretch of the load.
+served() {
+  curl -s "http://127.0.0.1:$pk_port/metrics" | awk -v r='http_route="/{branch}/requires/{name}"' \
+    'index($0, "http_server_request_duration_seconds_count{") == 1 && index($0, r) {n += $NF} END {printf "%d ", n}'
+  date +%s.%N
+}
+window_rps() { awk -v a="$1" -v b="$2" 'BEGIN {split(a, x, " "); split(b, y, " "); printf "%.2f\n", (y[1] - x[1]) / (y[2] - x[2])}'; }
+# alone LUA: the heavy route for the probe's seconds plus 2 s either side, its req/s over the
+# middle seconds (where the probes run in the other window), and its non-2xx; nobody probes
+alone() {
+  heavy "$1" "$((seconds + 4))" &
+  local hp=$!
+  sleep 2
+  local c0; c0=$(served)
+  sleep "$seconds"
+  local c1; c1=$(served)
+  wait "$hp" || true
+  printf '%s %s\n' "$(window_rps "$c0" "$c1")" "$(non2xx < "$work/heavy.out")"
+}
+# probed LUA: the same window; 2 s in, one probe on the loaded Packyard's probes_listen and, in
+# the same window, one on the idle second Packyard's (the control) and one on the loaded
+# Packyard's main listener (the probe without a listener of its own). The heavy route's req/s is
+# counted from when the probes start to when they end.
 probed() {
   heavy "$1" "$((seconds + 4))" &
   local hp=$!
   sleep 2
+  local c0; c0=$(served)
   wrk -t1 -c2 -d"${seconds}s" --latency -s "$work/probe.lua" "http://127.0.0.1:$((probe_port + 1))/readyz" > "$work/control.out" &
   local cp=$!
   wrk -t1 -c2 -d"${seconds}s" --latency -s "$work/probe.lua" "http://127.0.0.1:$pk_port/readyz" > "$work/mainport.out" &
   local mp=$!
   local o; o=$(wrk -t1 -c2 -d"${seconds}s" --latency -s "$work/probe.lua" "http://127.0.0.1:$probe_port/readyz")
-  wait "$hp" "$cp" "$mp" || true
+  wait "$cp" "$mp" || true
+  local c1; c1=$(served)
+  wait "$hp" || true
+  echo "$(window_rps "$c0" "$c1")" > "$work/window.rps"
   local c; c=$(cat "$work/control.out")
   local m; m=$(cat "$work/mainport.out")
   printf '%s %s %s %s %s %s %s %s %s %s %s %s\n' "$(wrk_ms 50% <<<"$o")" "$(wrk_ms 99% <<<"$o")" "$(awk '/Latency/ {print $4}' <<<"$o")" \
@@ -185,6 +208,7 @@ m_alone=() m_with=() m_p50=() m_p99=() m_max=() m_bad=0 m_heavy_bad=0 m_mbps=() 
 run_alone() { read -r rps bad < <(alone "$work/modcompat.lua"); m_alone+=("$rps"); m_heavy_bad=$((m_heavy_bad + bad)); }
 run_probed() {
   read -r p50 p99 mx bad rps hbad mbps cp50 cp99 cmx mp99 mbad < <(probed "$work/modcompat.lua")
+  rps=$(cat "$work/window.rps")
   mm_p99+=("$mp99"); mm_bad=$((mm_bad + mbad))
   m_p50+=("$p50"); m_p99+=("$p99"); m_max+=("${mx%ms}"); m_bad=$((m_bad + bad)); m_with+=("$rps"); m_heavy_bad=$((m_heavy_bad + hbad)); m_mbps+=("$mbps")
   c_p50+=("$cp50"); c_p99+=("$cp99"); c_max+=("${cmx%ms}")
