@@ -324,6 +324,7 @@ final class OnDemandFetcher implements ContentRoutes.OnDemand {
       long sent;
       boolean reading;
       boolean started;
+      boolean reopened;
       AsyncFile in;
       State latest;
 
@@ -392,7 +393,19 @@ final class OnDemandFetcher implements ContentRoutes.OnDemand {
               }
               // Nothing new yet; a notice that came during the read was not acted on: act on it now.
               if (ar.result().length() == 0) {
-                if (latest != st) step();
+                if (st.verified()) {
+                  // The file is whole, yet the handle opened on the temp file found nothing here
+                  // (seen under load): read the stored blob instead, once; no notice would follow.
+                  if (reopened) {
+                    fail(ctx, file, new IllegalStateException(file.href() + ": stored file ends before byte " + sent));
+                    return;
+                  }
+                  reopened = true;
+                  closeIn();
+                  step();
+                } else if (latest != st) {
+                  step();
+                }
                 return;
               }
               sent += ar.result().length();

@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.packyard.config.Access;
 import org.packyard.config.Channel;
@@ -30,6 +31,7 @@ import org.packyard.testkit.RepoWriter;
 import org.packyard.testkit.RepoWriter.Pkg;
 import org.packyard.testkit.TestServer;
 
+@Timeout(60)
 class ContentRoutesTest {
   @TempDir Path tmp;
   Origin origin;
@@ -52,13 +54,15 @@ class ContentRoutesTest {
   }
 
   @AfterEach
+  @Timeout(60) // a stalled on-demand response waited for the server's 120 s idle timeout here
   void stop() throws Exception {
     server.close();
     origin.close();
   }
 
   HttpResponse<byte[]> get(String path, String... headers) throws Exception {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(server.base() + path));
+    // A client that waits for good is a failure, not a slow pass (the JDK client would retry it).
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(server.base() + path)).timeout(java.time.Duration.ofSeconds(30));
     for (int i = 0; i < headers.length; i += 2) b.header(headers[i], headers[i + 1]);
     return http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
   }
