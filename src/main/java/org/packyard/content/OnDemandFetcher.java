@@ -391,11 +391,10 @@ final class OnDemandFetcher implements ContentRoutes.OnDemand {
                 if (latest.failure() == null) fail(ctx, file, ar.cause());
                 return;
               }
-              // Nothing new yet; a notice that came during the read was not acted on: act on it now.
               if (ar.result().length() == 0) {
                 if (st.verified()) {
                   // The file is whole, yet the handle opened on the temp file found nothing here
-                  // (seen under load): read the stored blob instead, once; no notice would follow.
+                  // (seen in ContentRoutesTest): read the stored blob instead, once; no notice would follow.
                   if (reopened) {
                     fail(ctx, file, new IllegalStateException(file.href() + ": stored file ends before byte " + sent));
                     return;
@@ -404,7 +403,7 @@ final class OnDemandFetcher implements ContentRoutes.OnDemand {
                   closeIn();
                   step();
                 } else if (latest != st) {
-                  step();
+                  step(); // nothing new yet, but a notice came during the read: act on it now
                 }
                 return;
               }

@@ -75,7 +75,7 @@ public final class UiRoutes {
       ctx.next();
     }).failureHandler(this::failed);
     router.getWithRegex("/ui").handler(ctx -> ctx.response().setStatusCode(301).putHeader("Location", "/ui/").end());
-    router.route("/ui/static/:file").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(this::file);
+    router.route("/ui/static/:file").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(ctx -> serve(ctx, ctx.pathParam("file")));
     // What a browser asks for beside an answer that names no icon (a JSON or XML file opened in a tab).
     router.route("/favicon.ico").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(ctx -> serve(ctx, "favicon.svg"));
     BodyHandler form = BodyHandler.create(false).setBodyLimit(256 * 1024);
@@ -83,17 +83,12 @@ public final class UiRoutes {
     accessPages.mount(router, form);
   }
 
-  private void file(RoutingContext ctx) {
-    String f = ctx.pathParam("file");
-    if (!files.containsKey(f)) {
+  private void serve(RoutingContext ctx, String f) {
+    Buffer b = files.get(f);
+    if (b == null) {
       ctx.fail(HttpError.notFound("no such file"));
       return;
     }
-    serve(ctx, f);
-  }
-
-  private void serve(RoutingContext ctx, String f) {
-    Buffer b = files.get(f);
     ctx.response().putHeader("Content-Type", STATIC.get(f)).putHeader("Cache-Control", "public, max-age=3600");
     org.packyard.server.Responses.end(ctx, b);
   }
