@@ -159,56 +159,58 @@ non2xx() { awk '/Non-2xx/ {n+=$NF} /Socket errors/ {for (i=3;i<=NF;i++) {v=$i; g
 heavy() { # LUA SECONDS -> the heavy wrk's output in $work/heavy.out
   wrk -t2 -c200 -d"$2s" --timeout 60s -s "$1" "http://127.0.0.1:$pk_port" > "$work/heavy.out"
 }
-# The heavy route's answers as Packyard counts them (its /metrics), and the time, now: both windows
-# below take their req/s from two of these, so they count exactly the same stretch of the load.
+# The heavy route's answers as Packyard counts them (its /metrics), and the time, now
 served() {
   curl -s "http://127.0.0.1:$pk_port/metrics" | awk -v r='http_route="/{branch}/requires/{name}"' \
     'index($0, "http_server_request_duration_seconds_count{") == 1 && index($0, r) {n += $NF} END {printf "%d ", n}'
   date +%s.%N
 }
-window_rps() { awk -v a="$1" -v b="$2" 'BEGIN {split(a, x, " "); split(b, y, " "); printf "%.2f\n", (y[1] - x[1]) / (y[2] - x[2])}'; }
-# alone LUA: the heavy route for the probe's seconds plus 2 s either side, its req/s over the
-# middle seconds (where the probes run in the other window), and its non-2xx; nobody probes
-alone() {
+# window LUA CMD...: the heavy route for the probe's seconds plus 2 s either side, CMD run 2 s in;
+# prints the route's req/s over CMD's run as Packyard counted it. Both windows below are one of
+# these, so alone and probed count exactly the same stretch of the load.
+window() {
   heavy "$1" "$((seconds + 4))" &
   local hp=$!
+  shift
   sleep 2
   local c0; c0=$(served)
-  sleep "$seconds"
+  "$@"
   local c1; c1=$(served)
   wait "$hp" || true
-  printf '%s %s\n' "$(window_rps "$c0" "$c1")" "$(non2xx < "$work/heavy.out")"
+  awk -v a="$c0" -v b="$c1" 'BEGIN {split(a, x, " "); split(b, y, " "); printf "%.2f\n", (y[1] - x[1]) / (y[2] - x[2])}'
 }
-# probed LUA: the same window; 2 s in, one probe on the loaded Packyard's probes_listen and, in
-# the same window, one on the idle second Packyard's (the control) and one on the loaded
-# Packyard's main listener (the probe without a listener of its own). The heavy route's req/s is
-# counted from when the probes start to when they end.
-probed() {
-  heavy "$1" "$((seconds + 4))" &
-  local hp=$!
-  sleep 2
-  local c0; c0=$(served)
+# alone LUA: the heavy route's req/s over the window and its non-2xx; nobody probes
+alone() {
+  local rps; rps=$(window "$1" sleep "$seconds")
+  printf '%s %s\n' "$rps" "$(non2xx < "$work/heavy.out")"
+}
+# probes: one probe on the loaded Packyard's probes_listen and, at the same time, one on the idle
+# second Packyard's (the control) and one on the loaded Packyard's main listener (the probe
+# without a listener of its own)
+probes() {
   wrk -t1 -c2 -d"${seconds}s" --latency -s "$work/probe.lua" "http://127.0.0.1:$((probe_port + 1))/readyz" > "$work/control.out" &
   local cp=$!
   wrk -t1 -c2 -d"${seconds}s" --latency -s "$work/probe.lua" "http://127.0.0.1:$pk_port/readyz" > "$work/mainport.out" &
   local mp=$!
-  local o; o=$(wrk -t1 -c2 -d"${seconds}s" --latency -s "$work/probe.lua" "http://127.0.0.1:$probe_port/readyz")
+  wrk -t1 -c2 -d"${seconds}s" --latency -s "$work/probe.lua" "http://127.0.0.1:$probe_port/readyz" > "$work/probe.out"
   wait "$cp" "$mp" || true
-  local c1; c1=$(served)
-  wait "$hp" || true
-  echo "$(window_rps "$c0" "$c1")" > "$work/window.rps"
+}
+# probed LUA: the probes in the window; their latencies and non-2xx, the heavy route's (wrk's)
+# req/s, non-2xx and MB/s, and last the heavy route's req/s over the probes' run (Packyard's count)
+probed() {
+  local rps; rps=$(window "$1" probes)
+  local o; o=$(cat "$work/probe.out")
   local c; c=$(cat "$work/control.out")
   local m; m=$(cat "$work/mainport.out")
-  printf '%s %s %s %s %s %s %s %s %s %s %s %s\n' "$(wrk_ms 50% <<<"$o")" "$(wrk_ms 99% <<<"$o")" "$(awk '/Latency/ {print $4}' <<<"$o")" \
+  printf '%s %s %s %s %s %s %s %s %s %s %s %s %s\n' "$(wrk_ms 50% <<<"$o")" "$(wrk_ms 99% <<<"$o")" "$(awk '/Latency/ {print $4}' <<<"$o")" \
     "$(non2xx <<<"$o")" "$(wrk_rps < "$work/heavy.out")" "$(non2xx < "$work/heavy.out")" "$(wrk_mbps < "$work/heavy.out")" \
     "$(wrk_ms 50% <<<"$c")" "$(wrk_ms 99% <<<"$c")" "$(awk '/Latency/ {print $4}' <<<"$c")" \
-    "$(wrk_ms 99% <<<"$m")" "$(non2xx <<<"$m")"
+    "$(wrk_ms 99% <<<"$m")" "$(non2xx <<<"$m")" "$rps"
 }
 m_alone=() m_with=() m_p50=() m_p99=() m_max=() m_bad=0 m_heavy_bad=0 m_mbps=() c_p50=() c_p99=() c_max=() mm_p99=() mm_bad=0
 run_alone() { read -r rps bad < <(alone "$work/modcompat.lua"); m_alone+=("$rps"); m_heavy_bad=$((m_heavy_bad + bad)); }
 run_probed() {
-  read -r p50 p99 mx bad rps hbad mbps cp50 cp99 cmx mp99 mbad < <(probed "$work/modcompat.lua")
-  rps=$(cat "$work/window.rps")
+  read -r p50 p99 mx bad _ hbad mbps cp50 cp99 cmx mp99 mbad rps < <(probed "$work/modcompat.lua")
   mm_p99+=("$mp99"); mm_bad=$((mm_bad + mbad))
   m_p50+=("$p50"); m_p99+=("$p99"); m_max+=("${mx%ms}"); m_bad=$((m_bad + bad)); m_with+=("$rps"); m_heavy_bad=$((m_heavy_bad + hbad)); m_mbps+=("$mbps")
   c_p50+=("$cp50"); c_p99+=("$cp99"); c_max+=("${cmx%ms}")
@@ -221,10 +223,10 @@ for r in $(seq "$rounds"); do
 done
 log "readyz while 200 connections saturate $glibc ($glibc_count packages per answer)"
 heavy "$work/glibc.lua" 6 >/dev/null
-read -r g_p50 g_p99 g_max g_bad g_rps g_hbad g_mbps gc_p50 gc_p99 gc_max gm_p99 gm_bad < <(probed "$work/glibc.lua")
+read -r g_p50 g_p99 g_max g_bad g_rps g_hbad g_mbps gc_p50 gc_p99 gc_max gm_p99 gm_bad _ < <(probed "$work/glibc.lua")
 log "readyz while 200 connections saturate batchGet (1,000 names)"
 heavy "$work/batch.lua" 6 >/dev/null
-read -r b_p50 b_p99 b_max b_bad b_rps b_hbad b_mbps bc_p50 bc_p99 bc_max bm_p99 bm_bad < <(probed "$work/batch.lua")
+read -r b_p50 b_p99 b_max b_bad b_rps b_hbad b_mbps bc_p50 bc_p99 bc_max bm_p99 bm_bad _ < <(probed "$work/batch.lua")
 
 # ---------------------------------------------------------------- report
 p_rps=$(med "${pk_rps[@]}"); n_rps=$(med "${ngx_rps[@]}")
