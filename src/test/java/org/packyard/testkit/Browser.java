@@ -102,7 +102,18 @@ public final class Browser implements AutoCloseable {
   public void clickAndAwaitNavigation(WebElement element) {
     element.click();
     var wait = new org.openqa.selenium.support.ui.WebDriverWait(driver, Duration.ofSeconds(30));
-    wait.until(org.openqa.selenium.support.ui.ExpectedConditions.stalenessOf(element));
+    wait.until(d -> {
+      try {
+        element.isEnabled();
+        return false;
+      } catch (org.openqa.selenium.StaleElementReferenceException e) {
+        return true;
+      } catch (org.openqa.selenium.WebDriverException e) {
+        // ChromeDriver reports a node of a document that is being replaced this way, not as stale.
+        if (String.valueOf(e.getMessage()).contains("does not belong to the document")) return true;
+        throw e;
+      }
+    });
     wait.until(d -> "complete".equals(js("return document.readyState")));
   }
 
