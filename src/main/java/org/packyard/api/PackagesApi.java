@@ -103,7 +103,6 @@ public final class PackagesApi {
   private void batchGet(RoutingContext ctx, Branch branch, Set<String> names, AnswerSlots.Slot slot) {
     readers.submit(() -> {
       ChunkedBody body = new ChunkedBody().add(OPEN_PACKAGES);
-      java.util.Map<Served, ByteBuffer> suffixes = new java.util.IdentityHashMap<>();
       boolean first = true;
       for (String n : names) {
         body.add(ByteBuffer.wrap(jsonKey(n, first)));
@@ -113,7 +112,7 @@ public final class PackagesApi {
           body.add(NULL);
         } else {
           body.add(hit.served().index().packageRecord(hit.key()))
-              .add(suffixes.computeIfAbsent(hit.served(), s -> ChunkedBody.constant(s.repoSuffix())));
+              .add(hit.served().suffix());
         }
       }
       return body.add(CLOSE_PACKAGES);
@@ -229,7 +228,7 @@ public final class PackagesApi {
         slot = s.index().scanNewest(slot, STREAM_STEP, (name, key) -> {
           if (!shadowed(name)) {
             parts.add(Unpooled.wrappedBuffer(s.index().packageRecord(key)));
-            parts.add(Unpooled.wrappedBuffer(s.repoSuffixLine()));
+            parts.add(Unpooled.wrappedBuffer(s.suffixLine()));
           }
           return true;
         });

@@ -1,5 +1,6 @@
 package org.packyard.catalog;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.HashMap;
@@ -12,10 +13,12 @@ import org.packyard.store.SnapshotStore.Published;
 /**
  * A repository as it is served right now: its configuration, published snapshot and open index.
  * {@code repoSuffix} is what completes a stored mdapi record: the channel and {@code "}}.
+ * {@code suffix} holds the same bytes and {@code suffixLine} them and a newline, as read-only
+ * direct buffers, the parts of large answers (a direct part is written without a copy).
  * {@code files} are the snapshot's repodata files by href.
  */
 public record Served(RepositoryConfig config, Published snapshot, SnapshotIndex index, byte[] repoSuffix,
-    byte[] repoSuffixLine, Map<String, Manifest.FileRef> files, Instant publishedAt) {
+    ByteBuffer suffix, ByteBuffer suffixLine, Map<String, Manifest.FileRef> files, Instant publishedAt) {
 
   static Served of(RepositoryConfig config, Published snapshot, SnapshotIndex index) {
     String channel = config.channel().key();
@@ -27,10 +30,14 @@ public record Served(RepositoryConfig config, Published snapshot, SnapshotIndex 
     } catch (RuntimeException e) {
       at = Instant.EPOCH;
     }
-    return new Served(config, snapshot, index,
-        (channel + "\"}").getBytes(StandardCharsets.UTF_8),
-        (channel + "\"}\n").getBytes(StandardCharsets.UTF_8),
+    byte[] suffix = (channel + "\"}").getBytes(StandardCharsets.UTF_8);
+    return new Served(config, snapshot, index, suffix, direct(suffix),
+        direct((channel + "\"}\n").getBytes(StandardCharsets.UTF_8)),
         Map.copyOf(files), at);
+  }
+
+  private static ByteBuffer direct(byte[] bytes) {
+    return ByteBuffer.allocateDirect(bytes.length).put(bytes).flip().asReadOnlyBuffer();
   }
 
   public String name() {

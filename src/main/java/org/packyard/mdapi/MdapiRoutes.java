@@ -283,7 +283,7 @@ public final class MdapiRoutes {
   /** {@code [rec,rec,...]}: the records of {@code keys} with the channel suffix, as a chunked body. */
   private static ChunkedBody list(Served served, int[] keys) {
     ChunkedBody body = new ChunkedBody().add(OPEN);
-    ByteBuffer suffix = ChunkedBody.constant(served.repoSuffix());
+    ByteBuffer suffix = served.suffix();
     for (int i = 0; i < keys.length; i++) {
       if (i > 0) body.add(COMMA);
       body.add(served.index().packageRecord(keys[i])).add(suffix);

@@ -1,0 +1,59 @@
+package org.packyard.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.ext.web.Router;
+import java.io.ByteArrayOutputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A large answer of many parts arrives byte for byte, over several steps and turns, whether its
+ * parts are mapped-like direct buffers, shared constants or heap bytes made for this answer; and
+ * every part it writes is direct (the heap ones packed into one direct buffer first), which is
+ * what lets a step go to the socket without being merged into a new heap array.
+ */
+class ChunkedBodyTest {
+  @Test
+  void mixedParts_overSeveralSteps_arriveExactly_andAreWrittenFromDirectMemory() throws Exception {
+    ByteBuffer comma = ChunkedBody.constant(",".getBytes(StandardCharsets.US_ASCII));
+    ChunkedBody body = new ChunkedBody();
+    ByteArrayOutputStream expected = new ByteArrayOutputStream();
+    for (int i = 0; body.length() < 3L * ChunkedBody.TURN_BYTES; i++) {
+      byte[] record = ("{\"n\":" + i + ",\"pad\":\"" + "x".repeat(i % 997) + "\"}").getBytes(StandardCharsets.US_ASCII);
+      ByteBuffer direct = ByteBuffer.allocateDirect(record.length).put(record).flip();
+      byte[] key = ("\"k" + i + "\":").getBytes(StandardCharsets.US_ASCII);
+      body.add(ByteBuffer.wrap(key)).add(direct.asReadOnlyBuffer()).add(comma);
+      expected.write(key);
+      expected.write(record);
+      expected.write(',');
+    }
+    assertThat(body.length()).isEqualTo(expected.size());
+
+    Vertx vertx = Vertx.vertx();
+    try {
+      Router router = Router.router(vertx);
+      router.get("/big").handler(ctx -> body.send(ctx));
+      HttpServer server = vertx.createHttpServer().requestHandler(router).listen(0, "127.0.0.1")
+          .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+      HttpResponse<byte[]> r = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.actualPort() + "/big"))
+          .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofByteArray());
+      assertThat(r.statusCode()).isEqualTo(200);
+      assertThat(r.headers().firstValue("Content-Length")).hasValue(Long.toString(expected.size()));
+      assertThat(r.body()).isEqualTo(expected.toByteArray());
+      assertThat(body.heapParts()).as("parts left on the heap after the first write").isZero();
+    } finally {
+      vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+  }
+}
