@@ -33,6 +33,7 @@ import org.packyard.rpm.Checksum;
 import org.packyard.rpm.RepoFile;
 import org.packyard.rpm.Repomd;
 import org.packyard.rpm.RpmMdException;
+import org.packyard.server.BulkPriority;
 import org.packyard.store.BlobStore;
 import org.packyard.store.Manifest;
 import org.packyard.store.SnapshotStore;
@@ -112,7 +113,10 @@ public final class Syncer implements AutoCloseable {
     this.worker = vertx.createSharedWorkerExecutor("packyard-sync", 2, 6, TimeUnit.HOURS);
     AtomicInteger n = new AtomicInteger();
     this.ingest = new ThreadPoolExecutor(2, 2, 1, TimeUnit.MINUTES, new ArrayBlockingQueue<>(16), r -> {
-      Thread t = new Thread(r, "packyard-ingest-" + n.incrementAndGet());
+      Thread t = new Thread(() -> {
+        BulkPriority.apply();
+        r.run();
+      }, "packyard-ingest-" + n.incrementAndGet());
       t.setDaemon(true);
       return t;
     });

@@ -118,7 +118,15 @@ public final class PackyardServer implements AutoCloseable {
         .compose(id -> {
           deployments.add(id);
           if (probesAt == null) return Future.succeededFuture();
-          return ProbeListener.start(probesAt, probeRoutes(), config.tls(), telemetry).map(p -> probeListener = p);
+          // The probe listener's thread is started first, by a thread not yet lowered: it keeps
+          // the process's priority, and the serving threads go one notch below it.
+          return ProbeListener.start(probesAt, probeRoutes(), config.tls(), telemetry).map(p -> {
+            probeListener = p;
+            if (!BulkPriority.enable(vertx)) {
+              LOG.info("probes_listen: thread priorities are not available here (Linux and JDK 22 or later), so the probes share the CPU equally with the serving threads");
+            }
+            return p;
+          });
         })
         .map(x -> {
           services.access.startPolling();

@@ -28,7 +28,10 @@ public final class ReaderPool implements AutoCloseable {
   public ReaderPool(int threads, int queue) {
     AtomicInteger n = new AtomicInteger();
     executor = new ThreadPoolExecutor(threads, threads, 1, TimeUnit.MINUTES, new ArrayBlockingQueue<>(queue), r -> {
-      Thread t = new Thread(r, "packyard-reader-" + n.incrementAndGet());
+      Thread t = new Thread(() -> {
+        BulkPriority.apply();
+        r.run();
+      }, "packyard-reader-" + n.incrementAndGet());
       t.setDaemon(true);
       return t;
     });

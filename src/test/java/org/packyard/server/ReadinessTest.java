@@ -86,8 +86,10 @@ class ReadinessTest {
 
       // Every event loop of the main listener busy for 3 s: the probe listener still answers at once.
       CountDownLatch busy = new CountDownLatch(1);
+      List<Integer> loopNice = new java.util.concurrent.CopyOnWriteArrayList<>();
       for (EventExecutor loop : ((VertxInternal) s.vertx).nettyEventLoopGroup()) {
         loop.execute(() -> {
+          loopNice.add(BulkPriorityTest.nice());
           try {
             busy.await(3, TimeUnit.SECONDS);
           } catch (InterruptedException e) {
@@ -106,6 +108,10 @@ class ReadinessTest {
         assertThat(held).as("the main listener's probe waits for its event loop").isNotDone();
       } finally {
         busy.countDown();
+      }
+      if (BulkPriority.available()) { // the main loops were started by this thread, at its priority
+        assertThat(loopNice).as("the main event loops run below the probe thread")
+            .isNotEmpty().containsOnly(Math.min(19, BulkPriorityTest.nice() + BulkPriority.NICE));
       }
       s.server.drain();
       assertThat(get(probes, "/readyz").statusCode()).isEqualTo(503);

@@ -1,0 +1,106 @@
+package org.packyard.server;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.internal.VertxInternal;
+import java.lang.invoke.MethodHandle;
+import java.lang.reflect.Array;
+import java.util.Optional;
+
+/**
+ * The serving threads below the probe thread: once {@link #enable} ran, the main event loops, the
+ * index readers and the ingest threads run {@value #NICE} nice steps below the probe listener's
+ * thread (a scheduling weight of 110 against 1,024), so that when every CPU is busy the kernel
+ * runs the probe thread first and a probe is answered at once instead of waiting its turn behind
+ * the bulk work. {@code PackyardServer} enables it when {@code probes_listen} is configured.
+ *
+ * <p>What it costs: the probe thread sleeps nearly always, so among Packyard's own threads nothing
+ * changes; but the serving threads also give way to every other process at the normal priority in
+ * the same container (or login session), such as a load generator on the same machine. Measured
+ * beside wrk on 2 cores: the probe's p99 went from 15-22 ms to 7-12 ms under the Perl route, and
+ * {@code /pkg} lost about 5 % to wrk (BENCHMARKS.md).
+ *
+ * <p>Linux gives each thread its own nice value ({@code setpriority(PRIO_PROCESS, 0, n)} sets the
+ * calling thread's, and a thread starts with its creator's); lowering needs no privilege. The call
+ * goes through {@code java.lang.foreign} (JDK 22 and later), reached by reflection because the
+ * code is compiled for Java 21, where that API is a preview. Elsewhere (another OS, JDK 21)
+ * nothing changes and {@link #enable} says so.
+ */
+public final class BulkPriority {
+  /** How much lower (in nice steps) the bulk threads run than the probe thread. */
+  public static final int NICE = 10;
+  private static final MethodHandle GETPRIORITY = libc("getpriority", 2);
+  private static final MethodHandle SETPRIORITY = libc("setpriority", 3);
+  /** The nice value bulk threads take; {@code Integer.MIN_VALUE} until {@link #enable} ran. */
+  private static volatile int target = Integer.MIN_VALUE;
+
+  private BulkPriority() {}
+
+  /** True when this platform can lower a thread's priority (Linux, JDK 22 or later). */
+  public static boolean available() {
+    return GETPRIORITY != null && SETPRIORITY != null;
+  }
+
+  /**
+   * From now on {@link #apply} lowers the thread that calls it to {@value #NICE} steps below the
+   * calling thread's nice value; each event loop of {@code vertx} lowers itself in its next turn.
+   * Returns false (and changes nothing) where {@link #available} is false.
+   */
+  public static boolean enable(Vertx vertx) {
+    if (!available()) return false;
+    target = Math.min(19, niceOfCurrentThread() + NICE);
+    for (var loop : ((VertxInternal) vertx).nettyEventLoopGroup()) loop.execute(BulkPriority::apply);
+    return true;
+  }
+
+  /**
+   * Once {@link #enable} ran, the calling thread takes the bulk threads' nice value (the same
+   * value however often it is called, and for a thread that started lowered); a bulk pool's
+   * threads call it as they start.
+   */
+  public static void apply() {
+    int t = target;
+    if (t != Integer.MIN_VALUE) setNiceOfCurrentThread(t);
+  }
+
+  /** The calling thread's nice value ({@code getpriority(PRIO_PROCESS, 0)}: that thread's). */
+  static int niceOfCurrentThread() {
+    try {
+      return (int) GETPRIORITY.invokeExact(0, 0);
+    } catch (Throwable e) {
+      throw new IllegalStateException("getpriority", e);
+    }
+  }
+
+  /** Sets the calling thread's nice value; false if the kernel refused. */
+  static boolean setNiceOfCurrentThread(int nice) {
+    try {
+      return (int) SETPRIORITY.invokeExact(0, 0, nice) == 0;
+    } catch (Throwable e) {
+      return false;
+    }
+  }
+
+  /** A downcall handle for {@code int name(int...)} in the C library, or null where there is none. */
+  private static MethodHandle libc(String name, int args) {
+    if (!System.getProperty("os.name", "").startsWith("Linux")) return null;
+    try {
+      Class<?> linkerType = Class.forName("java.lang.foreign.Linker");
+      Class<?> layoutType = Class.forName("java.lang.foreign.MemoryLayout");
+      Class<?> descriptorType = Class.forName("java.lang.foreign.FunctionDescriptor");
+      Class<?> optionType = Class.forName("java.lang.foreign.Linker$Option");
+      Object linker = linkerType.getMethod("nativeLinker").invoke(null);
+      Object lookup = linkerType.getMethod("defaultLookup").invoke(linker);
+      Optional<?> symbol = (Optional<?>) Class.forName("java.lang.foreign.SymbolLookup")
+          .getMethod("find", String.class).invoke(lookup, name);
+      if (symbol.isEmpty()) return null;
+      Object intLayout = Class.forName("java.lang.foreign.ValueLayout").getField("JAVA_INT").get(null);
+      Object argLayouts = Array.newInstance(layoutType, args);
+      for (int i = 0; i < args; i++) Array.set(argLayouts, i, intLayout);
+      Object descriptor = descriptorType.getMethod("of", layoutType, argLayouts.getClass()).invoke(null, intLayout, argLayouts);
+      return (MethodHandle) linkerType.getMethod("downcallHandle", Class.forName("java.lang.foreign.MemorySegment"),
+          descriptorType, optionType.arrayType()).invoke(linker, symbol.get(), descriptor, Array.newInstance(optionType, 0));
+    } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+      return null; // JDK 21 (a preview there), or no native access: priorities stay as they are
+    }
+  }
+}

@@ -1,0 +1,54 @@
+package org.packyard.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Priorities are per thread: the thread that lowers itself runs {@value BulkPriority#NICE} nice
+ * steps lower, as the kernel reports it, and the thread beside it (standing for the probe thread)
+ * keeps its own.
+ */
+class BulkPriorityTest {
+  @Test
+  void setNice_changesTheCallingThreadOnly_asTheKernelReportsIt() throws Exception {
+    boolean linux = System.getProperty("os.name", "").startsWith("Linux");
+    assumeTrue(linux, "thread priorities are only lowered on Linux");
+    boolean ci = "true".equals(System.getenv("CI"));
+    if (!BulkPriority.available()) {
+      String why = "BulkPriority needs JDK 22 or later (java.lang.foreign); this is " + Runtime.version();
+      if (ci) throw new AssertionError(why);
+      assumeTrue(false, why);
+    }
+    int mine = nice();
+    assertThat(BulkPriority.niceOfCurrentThread()).isEqualTo(mine);
+    AtomicInteger before = new AtomicInteger(), after = new AtomicInteger();
+    AtomicInteger ok = new AtomicInteger();
+    Thread bulk = new Thread(() -> {
+      before.set(nice());
+      ok.set(BulkPriority.setNiceOfCurrentThread(Math.min(19, BulkPriority.niceOfCurrentThread() + BulkPriority.NICE)) ? 1 : 0);
+      after.set(nice());
+    });
+    bulk.start();
+    bulk.join();
+    assertThat(ok.get()).isEqualTo(1);
+    assertThat(before.get()).isEqualTo(mine);
+    assertThat(after.get()).isEqualTo(Math.min(19, mine + BulkPriority.NICE));
+    assertThat(nice()).as("the thread that did not ask").isEqualTo(mine);
+  }
+
+  /** The calling thread's nice value: field 19 of /proc/thread-self/stat (after the name's closing parenthesis). */
+  static int nice() {
+    try {
+      String stat = Files.readString(Path.of("/proc/thread-self/stat"));
+      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      return Integer.parseInt(f[16]); // field 3 is f[0]; field 19 is f[16]
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+}
