@@ -184,42 +184,59 @@ alone() {
   local rps; rps=$(window "$1" sleep "$seconds")
   printf '%s %s\n' "$rps" "$(non2xx < "$work/heavy.out")"
 }
-# probes: one probe on the loaded Packyard's probes_listen and, at the same time, one on the idle
-# second Packyard's (the control) and one on the loaded Packyard's main listener (the probe
-# without a listener of its own)
+# probe: the one probe the goal is about, on the loaded Packyard's probes_listen
+probe() {
+  wrk -t1 -c2 -d"${seconds}s" --latency -s "$work/probe.lua" "http://127.0.0.1:$probe_port/readyz" > "$work/probe.out"
+}
+# probes: that probe and, at the same time, one on the idle second Packyard's (the control) and
+# one on the loaded Packyard's main listener (the probe without a listener of its own)
 probes() {
   wrk -t1 -c2 -d"${seconds}s" --latency -s "$work/probe.lua" "http://127.0.0.1:$((probe_port + 1))/readyz" > "$work/control.out" &
   local cp=$!
   wrk -t1 -c2 -d"${seconds}s" --latency -s "$work/probe.lua" "http://127.0.0.1:$pk_port/readyz" > "$work/mainport.out" &
   local mp=$!
-  wrk -t1 -c2 -d"${seconds}s" --latency -s "$work/probe.lua" "http://127.0.0.1:$probe_port/readyz" > "$work/probe.out"
+  probe
   wait "$cp" "$mp" || true
 }
-# probed LUA: the probes in the window; their latencies and non-2xx, the heavy route's (wrk's)
-# req/s, non-2xx and MB/s, and last the heavy route's req/s over the probes' run (Packyard's count)
+# probed LUA [PROBES]: the probes (default: all three) in the window; their latencies and non-2xx,
+# the heavy route's (wrk's) req/s, non-2xx and MB/s, and last the heavy route's req/s over the
+# probes' run (Packyard's count). With PROBES=probe only the probe the goal is about runs, and the
+# other two probes' fields are "-".
 probed() {
-  local rps; rps=$(window "$1" probes)
+  rm -f "$work/probe.out" "$work/control.out" "$work/mainport.out"
+  local rps; rps=$(window "$1" "${2:-probes}")
   local o; o=$(cat "$work/probe.out")
-  local c; c=$(cat "$work/control.out")
-  local m; m=$(cat "$work/mainport.out")
+  local c="" m=""
+  [ -f "$work/control.out" ] && c=$(cat "$work/control.out")
+  [ -f "$work/mainport.out" ] && m=$(cat "$work/mainport.out")
   printf '%s %s %s %s %s %s %s %s %s %s %s %s %s\n' "$(wrk_ms 50% <<<"$o")" "$(wrk_ms 99% <<<"$o")" "$(awk '/Latency/ {print $4}' <<<"$o")" \
     "$(non2xx <<<"$o")" "$(wrk_rps < "$work/heavy.out")" "$(non2xx < "$work/heavy.out")" "$(wrk_mbps < "$work/heavy.out")" \
-    "$(wrk_ms 50% <<<"$c")" "$(wrk_ms 99% <<<"$c")" "$(awk '/Latency/ {print $4}' <<<"$c")" \
-    "$(wrk_ms 99% <<<"$m")" "$(non2xx <<<"$m")" "$rps"
+    "$(dash wrk_ms 50% <<<"$c")" "$(dash wrk_ms 99% <<<"$c")" "$(dash awk '/Latency/ {print $4}' <<<"$c")" \
+    "$(dash wrk_ms 99% <<<"$m")" "$(dash non2xx <<<"$m")" "$rps"
 }
+# dash CMD...: CMD's output, or "-" when there is none (an empty field would shift the rest)
+dash() { local v; v=$("$@"); [ -n "$v" ] && [ -n "$(tr -d '[:space:]' <<<"$v")" ] && echo "$v" || echo -; }
 m_alone=() m_with=() m_p50=() m_p99=() m_max=() m_bad=0 m_heavy_bad=0 m_mbps=() c_p50=() c_p99=() c_max=() mm_p99=() mm_bad=0
+a_p99=() a_with=()
 run_alone() { read -r rps bad < <(alone "$work/modcompat.lua"); m_alone+=("$rps"); m_heavy_bad=$((m_heavy_bad + bad)); }
+# The goal's window: the heavy route and the one probe, nothing else, against the heavy route alone.
 run_probed() {
-  read -r p50 p99 mx bad _ hbad mbps cp50 cp99 cmx mp99 mbad rps < <(probed "$work/modcompat.lua")
-  mm_p99+=("$mp99"); mm_bad=$((mm_bad + mbad))
+  read -r p50 p99 mx bad _ hbad mbps _ _ _ _ _ rps < <(probed "$work/modcompat.lua" probe)
   m_p50+=("$p50"); m_p99+=("$p99"); m_max+=("${mx%ms}"); m_bad=$((m_bad + bad)); m_with+=("$rps"); m_heavy_bad=$((m_heavy_bad + hbad)); m_mbps+=("$mbps")
+}
+# Then the same probe beside the control and the main listener's probe, in a window of its own.
+run_compared() {
+  read -r _ p99 _ bad _ hbad _ cp50 cp99 cmx mp99 mbad rps < <(probed "$work/modcompat.lua")
+  a_p99+=("$p99"); a_with+=("$rps"); m_bad=$((m_bad + bad)); m_heavy_bad=$((m_heavy_bad + hbad))
+  mm_p99+=("$mp99"); mm_bad=$((mm_bad + mbad))
   c_p50+=("$cp50"); c_p99+=("$cp99"); c_max+=("${cmx%ms}")
 }
 log "warm-up: $modcompat ($modcompat_count packages per answer)"
 heavy "$work/modcompat.lua" 6 >/dev/null
 for r in $(seq "$rounds"); do
   in_turn "$r" run_alone run_probed
-  log "readyz round $r: $modcompat alone ${m_alone[-1]}/s, probed ${m_with[-1]}/s, readyz p99 ${m_p99[-1]} ms"
+  run_compared
+  log "readyz round $r: $modcompat alone ${m_alone[-1]}/s, probed ${m_with[-1]}/s, readyz p99 ${m_p99[-1]} ms; beside the control ${a_p99[-1]} ms (control ${c_p99[-1]} ms, ${a_with[-1]}/s)"
 done
 log "readyz while 200 connections saturate $glibc ($glibc_count packages per answer)"
 heavy "$work/glibc.lua" 6 >/dev/null
@@ -243,8 +260,9 @@ p_rps=$(med "${pk_rps[@]}"); n_rps=$(med "${ngx_rps[@]}")
   echo "| \`/f75/pkg/{random name}\` (2,000 names), wrk 100 connections (req/s) | $p_rps | nginx $n_rps | $(ratio "$p_rps" "$n_rps") | ≥ 0.80 |"
   echo "| same, p50 / p99 latency (ms) | $(med "${pk_p50[@]}") / $(med "${pk_p99[@]}") | nginx $(med "${ngx_p50[@]}") / $(med "${ngx_p99[@]}") | | p99 < 10 ms |"
   echo "| \`$modcompat\` ($modcompat_count packages per answer), wrk 200 connections, with a \`/readyz\` probe beside it / alone (req/s) | $(med "${m_with[@]}") | alone $(med "${m_alone[@]}") | $(ratio "$(med "${m_with[@]}")" "$(med "${m_alone[@]}")") | ≥ 1.00 (not lower with probes) |"
-  echo "| \`/readyz\` on \`probes_listen\`, p50 / p99 / max (ms) beside it ($(med "${m_mbps[@]}") MB/s of answers); non-2xx: probe $m_bad, heavy route $m_heavy_bad | $(med "${m_p50[@]}") / $(med "${m_p99[@]}") / $(med "${m_max[@]}") | control, an idle second Packyard probed in the same windows: $(med "${c_p50[@]}") / $(med "${c_p99[@]}") / $(med "${c_max[@]}") | | p99 ≤ 20 ms, no non-2xx |"
-  echo "| same window, \`/readyz\` on the main listener, p99 (ms); non-2xx $mm_bad | $(med "${mm_p99[@]}") | | | (no goal: the Kubernetes probes use probes_listen) |"
+  echo "| \`/readyz\` on \`probes_listen\`, p50 / p99 / max (ms) beside it ($(med "${m_mbps[@]}") MB/s of answers); non-2xx: probe $m_bad, heavy route $m_heavy_bad | $(med "${m_p50[@]}") / $(med "${m_p99[@]}") / $(med "${m_max[@]}") | | | p99 ≤ 20 ms, no non-2xx |"
+  echo "| same probe in a window of its own beside two more: one on an idle second Packyard (the control: what CPU contention alone costs a probe here) and one on the loaded Packyard's main listener; its p99 (ms) and the route's req/s | $(med "${a_p99[@]}"); $(med "${a_with[@]}") req/s | control p50 / p99 / max: $(med "${c_p50[@]}") / $(med "${c_p99[@]}") / $(med "${c_max[@]}") | | |"
+  echo "| that window, \`/readyz\` on the main listener, p99 (ms); non-2xx $mm_bad | $(med "${mm_p99[@]}") | | | (no goal: the Kubernetes probes use probes_listen) |"
   echo "| \`/readyz\` on \`probes_listen\`, p50 / p99 / max (ms) while 200 connections saturate \`$glibc\` ($glibc_count packages per answer, $g_rps req/s, $g_mbps MB/s); non-2xx: probe $g_bad, heavy $g_hbad; main listener p99 $gm_p99 | $g_p50 / $g_p99 / ${g_max%ms} | control: $gc_p50 / $gc_p99 / ${gc_max%ms} | | p99 ≤ 20 ms |"
   echo "| \`/readyz\` on \`probes_listen\`, p50 / p99 / max (ms) while 200 connections saturate \`batchGet\` of 1,000 names ($b_rps req/s, $b_mbps MB/s); non-2xx: probe $b_bad, heavy $b_hbad; main listener p99 $bm_p99 | $b_p50 / $b_p99 / ${b_max%ms} | control: $bc_p50 / $bc_p99 / ${bc_max%ms} | | p99 ≤ 20 ms |"
   echo "| NDJSON stream of every package ($nd_lines lines, $((nd_bytes / 1048576)) MiB) (s) | $nd_s | | | < 10 s |"
@@ -252,7 +270,7 @@ p_rps=$(med "${pk_rps[@]}"); n_rps=$(med "${ngx_rps[@]}")
   echo "Ingest breakdown of the last Packyard run (ms): \`$breakdown\`"
   echo
   echo "Per round: ingest packyard ${ingest_pk[*]} s, sqliterepo_c ${ingest_sq[*]} s; /pkg packyard ${pk_rps[*]} req/s, nginx ${ngx_rps[*]} req/s;"
-  echo "$modcompat alone ${m_alone[*]} req/s, with the probe ${m_with[*]} req/s, the probe's p99 ${m_p99[*]} ms (main listener ${mm_p99[*]} ms)."
+  echo "$modcompat alone ${m_alone[*]} req/s, with the probe ${m_with[*]} req/s, the probe's p99 ${m_p99[*]} ms; beside the control and the main listener's probe ${a_p99[*]} ms (control ${c_p99[*]} ms, main listener ${mm_p99[*]} ms)."
   echo "nginx: 2 workers, sendfile, open_file_cache max=$cache_max (the machine's hard limit on open files is $(ulimit -Hn)), access_log off, the same headers."
 } > "$out"
 cat "$out"
