@@ -27,6 +27,7 @@ mkdir -p "$work" "$(dirname "$out")"
 pk_port=28181 ngx_port=28182
 on_exit_stop_servers
 machine_line=$(machine)
+ensure_built
 
 
 # ---------------------------------------------------------------- data

@@ -13,6 +13,7 @@ rounds="${1:-5}"
 work="$(mktemp -d /tmp/packyard-failover-XXXXXX)"
 trap 'rm -rf "$work"' EXIT
 machine_line=$(machine)
+ensure_built
 log "failover: $rounds rounds"
 (cd "$root" && ./packyard test -q -Dtest=FailoverBench -Dsurefire.failIfNoSpecifiedTests=false \
   -Dpackyard.failover.out="$work/rounds.txt" -Dpackyard.failover.rounds="$rounds" >"$work/mvn.log" 2>&1) \

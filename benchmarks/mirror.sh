@@ -40,6 +40,7 @@ work="${BENCH_WORK:-/tmp/packyard-bench-mirror}"
 mkdir -p "$work" "$(dirname "$out")"
 on_exit_stop_servers
 machine_line=$(machine)
+ensure_built
 
 start_upstream() { # DIR LATENCY THROTTLE [bench-upstream options] -> sets up_port
   local dir="$1" latency="$2" throttle="$3"; shift 3

@@ -39,6 +39,7 @@ pk="http://127.0.0.1:$pk_port" ngx="http://127.0.0.1:$ngx_port"
 on_exit_stop_servers
 started=$(now)
 machine_line=$(machine)
+ensure_built
 
 # ---------------------------------------------------------------- data
 synth() { # DIR ARGS...

@@ -33,6 +33,7 @@ fs="http://127.0.0.1:$fs_port" s3="http://127.0.0.1:$s3_port"
 on_exit_stop_servers
 started=$(now)
 machine_line=$(machine)
+ensure_built
 
 # ---------------------------------------------------------------- build: product and s3proxy
 "$root/packyard" --help > /dev/null

@@ -28,6 +28,7 @@ work="${BENCH_WORK:-/tmp/packyard-bench-tracing}"
 mkdir -p "$work" "$(dirname "$out")"
 on_exit_stop_servers
 machine_line=$(machine)
+ensure_built
 export JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
 java="$JAVA_HOME/bin/java"
 [ -n "$before" ] || before=$(git -C "$root" log --format=%H --diff-filter=A -- src/main/java/org/packyard/observe/Telemetry.java | tail -1)~1

@@ -28,6 +28,7 @@ mkdir -p "$work" "$(dirname "$out")"
 base="http://127.0.0.1:$port"
 on_exit_stop_servers
 machine_line=$(machine)
+ensure_built
 
 # ---------------------------------------------------------------- data and server
 repo="$work/synth-$packages"
