@@ -1,9 +1,11 @@
 package org.packyard.mirror;
 
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.WorkerExecutor;
+import io.vertx.core.internal.VertxInternal;
 import java.net.URI;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -83,6 +85,14 @@ public final class Downloader implements AutoCloseable {
   private final Dispatcher dispatcher;
   private final Retrier retrier;
   private final WorkerExecutor worker;
+  /**
+   * The event loops the downloads of {@link #fetchAll} take in turn, each with the connections it
+   * opens. On one loop, 16 transfers queued behind each other's reads and writes, and each answer's
+   * next request went out milliseconds late (BENCHMARKS.md, mirror).
+   */
+  private final Context[] loops;
+  private final AtomicInteger nextLoop = new AtomicInteger();
+  private static final int MAX_LOOPS = 4;
   private final ConcurrentHashMap<String, Future<String>> inflight = new ConcurrentHashMap<>();
   private final AtomicLong bytes = new AtomicLong();
   private final AtomicLong downloaded = new AtomicLong();
@@ -98,6 +108,11 @@ public final class Downloader implements AutoCloseable {
     this.dispatcher = new Dispatcher(options.globalLimit(), options.queuePerHost(), scheduler);
     this.retrier = new Retrier(dispatcher, scheduler);
     this.worker = vertx.createSharedWorkerExecutor("packyard-blobs", 8);
+    VertxInternal v = (VertxInternal) vertx;
+    int n = 0;
+    for (var ignored : v.nettyEventLoopGroup()) n++;
+    this.loops = new Context[Math.max(1, Math.min(MAX_LOOPS, n))];
+    for (int i = 0; i < loops.length; i++) loops[i] = v.createEventLoopContext(); // each on the next event loop
     this.telemetry = upstreams.telemetry();
     this.meters = new MirrorMeters(telemetry.registry(), this::stats);
     io.micrometer.core.instrument.FunctionCounter.builder("packyard.download.bytes", bytes, AtomicLong::get).baseUnit("bytes")
@@ -303,9 +318,22 @@ public final class Downloader implements AutoCloseable {
   public Future<List<String>> fetchAll(MirrorSet set, List<FetchItem> items, Progress progress) {
     int window = Math.max(1, Math.min(options.globalLimit(), 2 * Upstreams.cap(set.transfer())));
     io.opentelemetry.context.Context trace = io.opentelemetry.context.Context.current();
-    return Bounded.forEach(items, window, item -> fetch(set, item, trace).andThen(ar -> {
+    return Bounded.forEach(items, window, item -> onNextLoop(() -> fetch(set, item, trace)).andThen(ar -> {
       if (ar.succeeded()) progress.fetched(item);
     }));
+  }
+
+  /** Runs {@code call} on the next of {@link #loops}; completes with its result. */
+  private <T> Future<T> onNextLoop(java.util.function.Supplier<Future<T>> call) {
+    Promise<T> p = Promise.promise();
+    loops[Math.floorMod(nextLoop.getAndIncrement(), loops.length)].runOnContext(v -> {
+      try {
+        call.get().onComplete(p);
+      } catch (RuntimeException e) {
+        p.tryFail(e);
+      }
+    });
+    return p.future();
   }
 
   /** A stored blob's sha256, or the temp file to download into. */
