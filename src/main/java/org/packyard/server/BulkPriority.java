@@ -16,8 +16,9 @@ import java.util.Optional;
  * <p>What it costs: the probe thread sleeps nearly always, so among Packyard's own threads nothing
  * changes; but the serving threads also give way to every other process at the normal priority in
  * the same container (or login session), such as a load generator on the same machine. Measured
- * beside wrk on 2 cores: the probe's p99 went from 15-22 ms to 7-12 ms under the Perl route, and
- * {@code /pkg} lost about 5 % to wrk (BENCHMARKS.md).
+ * by hand on 2 cores, in alternating windows beside 200 connections on the Perl route: the probe's
+ * p99 was 6.8-11.8 ms with the serving threads 10 steps down, 15.1-21.6 ms at 4 and 15.6-33.6 ms
+ * at 0; {@code /pkg} beside wrk lost 3-9 % (BENCHMARKS.md has the benchmark's figures).
  *
  * <p>Linux gives each thread its own nice value ({@code setpriority(PRIO_PROCESS, 0, n)} sets the
  * calling thread's, and a thread starts with its creator's); lowering needs no privilege. The call
