@@ -325,15 +325,7 @@ public final class Downloader implements AutoCloseable {
 
   /** Runs {@code call} on the next of {@link #loops}; completes with its result. */
   private <T> Future<T> onNextLoop(java.util.function.Supplier<Future<T>> call) {
-    Promise<T> p = Promise.promise();
-    loops[Math.floorMod(nextLoop.getAndIncrement(), loops.length)].runOnContext(v -> {
-      try {
-        call.get().onComplete(p);
-      } catch (RuntimeException e) {
-        p.tryFail(e);
-      }
-    });
-    return p.future();
+    return HttpUpstream.callOn(loops[Math.floorMod(nextLoop.getAndIncrement(), loops.length)], call);
   }
 
   /** A stored blob's sha256, or the temp file to download into. */

@@ -99,8 +99,13 @@ final class HttpUpstream implements Upstream {
    */
   private <T> Future<T> onContext(java.util.function.Supplier<Future<T>> call) {
     if (Vertx.currentContext() != null) return call.get();
+    return callOn(vertx.getOrCreateContext(), call);
+  }
+
+  /** Runs {@code call} on {@code context}; completes with its result (or what it threw). */
+  static <T> Future<T> callOn(io.vertx.core.Context context, java.util.function.Supplier<Future<T>> call) {
     Promise<T> p = Promise.promise();
-    vertx.runOnContext(v -> {
+    context.runOnContext(v -> {
       try {
         call.get().onComplete(p);
       } catch (RuntimeException e) {
