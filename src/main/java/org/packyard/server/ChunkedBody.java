@@ -22,7 +22,7 @@ import java.util.List;
  * direct buffers, and any heap part is packed into one direct buffer before the first write. A
  * step whose parts are all direct goes to the socket as one gathering write straight from them;
  * a single heap part made Netty merge the whole step into a new heap array and copy that again
- * (89 % of the heap allocated under a dependency answer of 468 packages, BENCHMARKS.md).
+ * (89 % of the allocation JFR sampled under a dependency answer of 468 packages, BENCHMARKS.md).
  */
 public final class ChunkedBody {
   static final int STEP_BYTES = 256 * 1024;
