@@ -112,14 +112,8 @@ public final class Syncer implements AutoCloseable {
     this.meters = new SyncMeters(downloader.telemetry().registry(), clock);
     this.worker = vertx.createSharedWorkerExecutor("packyard-sync", 2, 6, TimeUnit.HOURS);
     AtomicInteger n = new AtomicInteger();
-    this.ingest = new ThreadPoolExecutor(2, 2, 1, TimeUnit.MINUTES, new ArrayBlockingQueue<>(16), r -> {
-      Thread t = new Thread(() -> {
-        BulkPriority.apply();
-        r.run();
-      }, "packyard-ingest-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    });
+    this.ingest = new ThreadPoolExecutor(2, 2, 1, TimeUnit.MINUTES, new ArrayBlockingQueue<>(16),
+        r -> BulkPriority.daemon(r, "packyard-ingest-" + n.incrementAndGet()));
   }
 
   /** Tells {@code listener} of every failed sync: the repository and the message (the change feed's sync.failed). */

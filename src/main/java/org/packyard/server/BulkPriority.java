@@ -54,11 +54,23 @@ public final class BulkPriority {
   }
 
   /**
-   * Once {@link #enable} ran, the calling thread takes the bulk threads' nice value (the same
-   * value however often it is called, and for a thread that started lowered); a bulk pool's
-   * threads call it as they start.
+   * A daemon thread for a bulk pool's thread factory: once {@link #enable} ran, it takes the bulk
+   * threads' nice value before it runs {@code r}.
    */
-  public static void apply() {
+  public static Thread daemon(Runnable r, String name) {
+    Thread t = new Thread(() -> {
+      apply();
+      r.run();
+    }, name);
+    t.setDaemon(true);
+    return t;
+  }
+
+  /**
+   * Once {@link #enable} ran, the calling thread takes the bulk threads' nice value (the same
+   * value however often it is called, and for a thread that started lowered).
+   */
+  private static void apply() {
     int t = target;
     if (t != Integer.MIN_VALUE) setNiceOfCurrentThread(t);
   }

@@ -27,14 +27,8 @@ public final class ReaderPool implements AutoCloseable {
 
   public ReaderPool(int threads, int queue) {
     AtomicInteger n = new AtomicInteger();
-    executor = new ThreadPoolExecutor(threads, threads, 1, TimeUnit.MINUTES, new ArrayBlockingQueue<>(queue), r -> {
-      Thread t = new Thread(() -> {
-        BulkPriority.apply();
-        r.run();
-      }, "packyard-reader-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    });
+    executor = new ThreadPoolExecutor(threads, threads, 1, TimeUnit.MINUTES, new ArrayBlockingQueue<>(queue),
+        r -> BulkPriority.daemon(r, "packyard-reader-" + n.incrementAndGet()));
   }
 
   /** Runs {@code task} on a reader thread; completes on the calling Vert.x context. */
