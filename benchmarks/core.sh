@@ -216,7 +216,7 @@ probed() {
     "$(dash wrk_ms 99% <<<"$m")" "$(dash non2xx <<<"$m")" "$rps"
 }
 # dash CMD...: CMD's output, or "-" when there is none (an empty field would shift the rest)
-dash() { local v; v=$("$@"); [ -n "$v" ] && [ -n "$(tr -d '[:space:]' <<<"$v")" ] && echo "$v" || echo -; }
+dash() { local v; v=$("$@"); [ -n "$(tr -d '[:space:]' <<<"$v")" ] && echo "$v" || echo -; }
 m_alone=() m_with=() m_p50=() m_p99=() m_max=() m_bad=0 m_heavy_bad=0 m_mbps=() c_p50=() c_p99=() c_max=() mm_p99=() mm_bad=0
 a_p99=() a_with=()
 run_alone() { read -r rps bad < <(alone "$work/modcompat.lua"); m_alone+=("$rps"); m_heavy_bad=$((m_heavy_bad + bad)); }
