@@ -239,8 +239,15 @@ public final class PackagesApi {
         if (!parts.isEmpty()) {
           response.write(BufferInternal.buffer(Unpooled.wrappedBuffer(parts.size(), parts.toArray(ByteBuf[]::new))));
         }
-        if (response.writeQueueFull()) response.drainHandler(v -> next());
-        else Pacing.later(vertx, this::next);
+        // A drain handler is used once: left in place it would start a second walk at a later drain.
+        if (response.writeQueueFull()) {
+          response.drainHandler(v -> {
+            response.drainHandler(null);
+            next();
+          });
+        } else {
+          Pacing.later(vertx, this::next);
+        }
         return;
       }
       if (channel != Integer.MAX_VALUE) response.end();

@@ -83,7 +83,10 @@ public final class ChunkedBody {
     if (ctx.request().method() == HttpMethod.HEAD) return r.end();
     packHeapParts();
     Promise<Void> done = Promise.promise();
-    r.closeHandler(v -> done.tryFail("the client went away"));
+    // Over HTTP/2 a stream closes as its end goes out: only a close before the end is the client leaving.
+    r.closeHandler(v -> {
+      if (!r.ended()) done.tryFail("the client went away");
+    });
     step(ctx, 0, done);
     return done.future();
   }
@@ -93,7 +96,7 @@ public final class ChunkedBody {
     int i = from;
     long budget = TURN_BYTES;
     while (true) {
-      if (r.closed()) {
+      if (r.closed() || r.ended()) {
         done.tryFail("the client went away");
         return;
       }
@@ -106,14 +109,22 @@ public final class ChunkedBody {
       }
       var buffer = BufferInternal.buffer(Unpooled.wrappedBuffer(chunk.size(), chunk.toArray(ByteBuf[]::new)));
       if (i == parts.size()) {
-        r.end(buffer).onComplete(done);
+        // try: the close handler may have failed it already (the client left as the end went out)
+        r.end(buffer).onComplete(ar -> {
+          if (ar.succeeded()) done.tryComplete();
+          else done.tryFail(ar.cause());
+        });
         return;
       }
       r.write(buffer);
       budget -= bytes;
       int next = i;
       if (r.writeQueueFull()) { // the socket is the pace: continue when it drains (an I/O event)
-        r.drainHandler(v -> step(ctx, next, done));
+        // once: a handler left in place would resume this step again at the next drain, after the end
+        r.drainHandler(v -> {
+          r.drainHandler(null);
+          step(ctx, next, done);
+        });
         return;
       }
       if (budget <= 0) { // the socket keeps up: still give other connections this loop's turn
