@@ -20,7 +20,6 @@ import java.sql.Statement;
 import java.sql.Types;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -40,19 +39,12 @@ import org.packyard.rpm.PrimaryParser;
 
 /**
  * Builds a snapshot index from primary, filelists and other XML: {@code index.sqlite} (packages
- * and every dependency, for lookups by name) and three record files with the precomputed mdapi
- * answers. The three documents are parsed concurrently, each streamed once, in bounded memory:
+ * and their words, for search and listings), {@code deps.bin} (every dependency name to the
+ * packages that have it) and the record files with the precomputed mdapi answers. The three documents are parsed concurrently, each streamed once, in bounded memory:
  * only a few small fields per package stay on the heap.
  */
 public final class IndexBuilder {
   private static final int BATCH = 2_000;
-  /**
-   * Dependency rows per INSERT statement. sqlite-jdbc runs a batch row by row (a reset, binds and
-   * a step through JNI for each); at 75,000 packages the 1.26 million single-row inserts took 1.9
-   * to 2.2 of the 7 to 8 CPU seconds of the primary thread. With 64 rows a statement, the same
-   * values are bound with 64 times fewer steps (benchmarks/results/profiles/ingest-75000.md).
-   */
-  static final int DEP_ROWS = 64;
   private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
   /** What an index build saw. */
@@ -152,8 +144,8 @@ public final class IndexBuilder {
     private final Executor executor;
     /** The full-text rows ({@link IndexSearch}), one per package, inserted beside the packages table. */
     private PreparedStatement text;
-    /** Dependency rows waiting to fill one {@link #DEP_ROWS}-row INSERT. */
-    private final DepRows depRows = new DepRows();
+    /** Every dependency by kind and name, written to deps.bin once the ranks are known. */
+    private final DepLists deps = new DepLists();
 
     Primary(Path dir, LongConsumer progress, Executor executor) {
       this.dir = dir;
@@ -174,18 +166,12 @@ public final class IndexBuilder {
               + " rpm_sourcerpm TEXT, source_name TEXT, location_href TEXT, location_base TEXT,"
               + " checksum_type TEXT, size_package INTEGER, size_installed INTEGER, size_archive INTEGER,"
               + " time_file INTEGER, time_build INTEGER, rpm_license TEXT)");
-          // kind: DepKind ordinal. Flags, versions and descriptions live in the JSON records: the
-          // table exists to find packages by dependency name.
-          s.execute("CREATE TABLE deps (kind INTEGER, name TEXT, pkgKey INTEGER)");
           s.execute(IndexSearch.CREATE_TABLE);
         }
         db.setAutoCommit(false);
         try (OutputStream headOut = new BufferedOutputStream(Files.newOutputStream(heads), 1 << 16);
             PreparedStatement pkg = db.prepareStatement(
                 "INSERT INTO packages VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-            PreparedStatement dep = db.prepareStatement(
-                "INSERT INTO deps VALUES " + String.join(",", Collections.nCopies(DEP_ROWS, "(?,?,?)")));
-            PreparedStatement depOne = db.prepareStatement("INSERT INTO deps VALUES (?,?,?)");
             PreparedStatement text = db.prepareStatement(IndexSearch.INSERT)) {
           this.text = text;
           long[] headPos = {0};
@@ -193,14 +179,12 @@ public final class IndexBuilder {
           long cpu0 = THREADS.getCurrentThreadCpuTime();
           readFully(source, in -> PrimaryParser.parse(in, m -> {
             try {
-              add(m, pkg, dep, headOut, headPos);
+              add(m, pkg, headOut, headPos);
             } catch (IOException | SQLException e) {
               throw new IndexException(describeFailure(source, e), e);
             }
           }));
           pkg.executeBatch();
-          dep.executeBatch();
-          depRows.insertEach(depOne);
           text.executeBatch();
           millis.put("primary", (System.nanoTime() - t0) / 1_000_000);
           // This thread's CPU time as well: on a shared machine it moves much less than the clock.
@@ -208,11 +192,13 @@ public final class IndexBuilder {
         }
         db.commit();
         db.setAutoCommit(true);
-        // The SQLite index and the package records are independent: build them side by side.
+        // The SQLite indexes, the dependency lists and the package records are independent
+        // once the ranks are known: build the records beside the other two.
         long t1 = System.nanoTime();
+        int[] rank = ranks();
         CompletableFuture<Void> records = CompletableFuture.runAsync(() -> {
           try {
-            writePackages(heads);
+            writePackages(heads, rank);
             millis.put("package_records", (System.nanoTime() - t1) / 1_000_000);
           } catch (IOException e) {
             throw new IndexException(describeFailure(source, e), e);
@@ -220,12 +206,14 @@ public final class IndexBuilder {
         }, executor);
         try (Statement s = db.createStatement()) {
           s.execute("CREATE INDEX packages_name ON packages (name)");
-          s.execute("CREATE INDEX deps_name ON deps (name, kind, pkgKey)"); // covering: lookups never touch the table
           long t2 = System.nanoTime();
           for (String sql : IndexSearch.CREATE_TERMS) s.execute(sql);
           millis.put("search_terms", (System.nanoTime() - t2) / 1_000_000);
-        } finally {
           millis.put("sqlite_indexes", (System.nanoTime() - t1) / 1_000_000);
+          long t3 = System.nanoTime();
+          deps.write(dir.resolve(IndexFiles.DEPS), rank);
+          millis.put("dependency_lists", (System.nanoTime() - t3) / 1_000_000);
+        } finally {
           join(records);
         }
       } catch (SQLException | IOException e) {
@@ -239,8 +227,8 @@ public final class IndexBuilder {
       }
     }
 
-    private void add(PackageMeta m, PreparedStatement pkg, PreparedStatement dep, OutputStream headOut,
-        long[] headPos) throws IOException, SQLException {
+    private void add(PackageMeta m, PreparedStatement pkg, OutputStream headOut, long[] headPos)
+        throws IOException, SQLException {
       int key = ++count;
       grow(key);
       pkgIds[key] = m.pkgId();
@@ -284,19 +272,18 @@ public final class IndexBuilder {
       text.addBatch();
       for (DepKind kind : DepKind.values()) {
         for (Dependency d : m.deps(kind)) {
-          if (depRows.add(kind.ordinal(), d.name(), key)) depRows.bind(dep);
+          deps.add(kind, d.name(), key);
           depCount++;
         }
       }
       if (key % BATCH == 0) {
         pkg.executeBatch();
-        dep.executeBatch();
         text.executeBatch();
         progress.accept(key);
       }
     }
 
-    private void writePackages(Path heads) throws IOException {
+    private void writePackages(Path heads, int[] rank) throws IOException {
       Map<String, List<String>> coPackages = new HashMap<>();
       for (int k = 1; k <= count; k++) {
         if (sourceRpms[k] == null) continue;
@@ -336,11 +323,11 @@ public final class IndexBuilder {
         out.finish(starts, lengths, count + 1, maps);
       }
       writeContent();
-      writeRanks();
+      writeRanks(rank);
     }
 
-    /** ranks.bin: each package's position in rpm's order, so lookups sort integers, not versions. */
-    private void writeRanks() throws IOException {
+    /** Each package's position in rpm's version order (higher is newer; equal versions share one). */
+    private int[] ranks() {
       Integer[] order = new Integer[count];
       for (int k = 1; k <= count; k++) order[k - 1] = k;
       Arrays.sort(order, (a, b) -> evrs[a].compareTo(evrs[b]));
@@ -350,6 +337,11 @@ public final class IndexBuilder {
         if (i > 0 && evrs[order[i]].compareTo(evrs[order[i - 1]]) != 0) r++;
         rank[order[i]] = r + 1; // equal versions share a rank
       }
+      return rank;
+    }
+
+    /** ranks.bin: each package's rank, so lookups sort integers, not versions. */
+    private void writeRanks(int[] rank) throws IOException {
       ByteBuffer b = ByteBuffer.allocate(4 * (count + 1)).order(java.nio.ByteOrder.LITTLE_ENDIAN);
       for (int k = 0; k <= count; k++) b.putInt(rank[k]);
       Files.write(dir.resolve(IndexFiles.RANKS), b.array());
@@ -398,43 +390,66 @@ public final class IndexBuilder {
 
   }
 
-  /** Up to {@link #DEP_ROWS} dependency rows, bound into one multi-row INSERT when full. */
-  private static final class DepRows {
-    private final int[] kinds = new int[DEP_ROWS];
-    private final String[] names = new String[DEP_ROWS];
-    private final int[] keys = new int[DEP_ROWS];
-    private int n;
+  /**
+   * Every dependency name of each kind with the keys of the packages that have it, one key per
+   * entry (a package requiring a name twice, at two versions, is listed twice, as mdapi does).
+   * Written as deps.bin: one record per kind and name, its keys newest first in rpm's order, so a
+   * lookup is a hash probe and a copy with nothing to sort. Until 2026-12 this was a SQLite table
+   * with a covering index: the index alone took 2 s of one core after primary at 75,000 packages.
+   */
+  private static final class DepLists {
+    @SuppressWarnings("unchecked")
+    private final Map<String, Keys>[] byKind = new Map[DepKind.values().length];
 
-    /** Adds a row; true when the rows are full and must be bound now. */
-    boolean add(int kind, String name, int key) {
-      kinds[n] = kind;
-      names[n] = name;
-      keys[n] = key;
-      return ++n == DEP_ROWS;
+    DepLists() {
+      for (int i = 0; i < byKind.length; i++) byKind[i] = new HashMap<>();
     }
 
-    /** Binds the full rows into {@code multi} (of {@link #DEP_ROWS} rows) as one batch entry. */
-    void bind(PreparedStatement multi) throws SQLException {
-      for (int i = 0; i < n; i++) bindRow(multi, 3 * i, i);
-      multi.addBatch();
-      n = 0;
+    void add(DepKind kind, String name, int key) {
+      byKind[kind.ordinal()].computeIfAbsent(name, n -> new Keys()).add(key);
     }
 
-    /** Inserts what is left, fewer than a full statement, with the one-row {@code one}. */
-    void insertEach(PreparedStatement one) throws SQLException {
-      for (int i = 0; i < n; i++) {
-        bindRow(one, 0, i);
-        one.addBatch();
+    void write(Path file, int[] rank) throws IOException {
+      int total = 0;
+      for (Map<String, Keys> m : byKind) total += m.size();
+      long[] starts = new long[total];
+      int[] lengths = new int[total];
+      Map<String, Integer> byName = new HashMap<>(total * 2);
+      int r = 0;
+      long[] order = new long[16];
+      ByteBuffer bytes = ByteBuffer.allocate(4 * 16).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+      try (RecordFileWriter out = new RecordFileWriter(file)) {
+        for (DepKind kind : DepKind.values()) {
+          for (Map.Entry<String, Keys> e : byKind[kind.ordinal()].entrySet()) {
+            Keys k = e.getValue();
+            if (order.length < k.n) order = new long[Integer.highestOneBit(k.n) << 1];
+            // newest first by rpm's order, then in primary's order
+            for (int i = 0; i < k.n; i++) order[i] = ((long) (Integer.MAX_VALUE - rank[k.keys[i]]) << 32) | k.keys[i];
+            Arrays.sort(order, 0, k.n);
+            if (bytes.capacity() < 4 * k.n) bytes = ByteBuffer.allocate(8 * k.n).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            bytes.clear();
+            for (int i = 0; i < k.n; i++) bytes.putInt((int) order[i]);
+            starts[r] = out.append(bytes.array(), 0, 4 * k.n);
+            lengths[r] = 4 * k.n;
+            byName.put(IndexFiles.dependencyKey(kind, e.getKey()), r++);
+          }
+          byKind[kind.ordinal()] = null; // the lists are on file: let the heap have them back
+        }
+        @SuppressWarnings("unchecked")
+        Map<String, Integer>[] maps = new Map[] {byName};
+        out.finish(starts, lengths, total, maps);
       }
-      one.executeBatch();
-      n = 0;
     }
 
-    /** Binds row {@code i} to the three parameters after {@code offset}. */
-    private void bindRow(PreparedStatement st, int offset, int i) throws SQLException {
-      st.setInt(offset + 1, kinds[i]);
-      setText(st, offset + 2, names[i]);
-      st.setInt(offset + 3, keys[i]);
+    /** A growing list of package keys. */
+    private static final class Keys {
+      int[] keys = new int[2];
+      int n;
+
+      void add(int key) {
+        if (n == keys.length) keys = Arrays.copyOf(keys, n * 2);
+        keys[n++] = key;
+      }
     }
   }
 

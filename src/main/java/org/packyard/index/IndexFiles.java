@@ -1,5 +1,7 @@
 package org.packyard.index;
 
+import org.packyard.rpm.DepKind;
+
 /** File names inside a snapshot's index directory, and the map numbers of packages.bin. */
 final class IndexFiles {
   static final String SQLITE = "index.sqlite";
@@ -9,6 +11,12 @@ final class IndexFiles {
   static final String CONTENT = "content.bin";
   /** For every package key, its rank in rpm's version order (higher is newer): u32 little endian. */
   static final String RANKS = "ranks.bin";
+  /**
+   * Map 0 sends {@link #dependencyKey} to a record: the u32 little-endian keys of the packages
+   * with that dependency, newest first in rpm's order. A snapshot indexed before it existed has a
+   * {@code deps} table in index.sqlite instead.
+   */
+  static final String DEPS = "deps.bin";
 
   /** packages.bin: package name to the key of its newest package. */
   static final int BY_NAME = 0;
@@ -16,6 +24,11 @@ final class IndexFiles {
   static final int BY_SOURCE = 1;
   /** packages.bin: location_href to the key of the package stored there. */
   static final int BY_LOCATION = 2;
+
+  /** The deps.bin name of a dependency: its kind as one digit, then its name. */
+  static String dependencyKey(DepKind kind, String name) {
+    return (char) ('0' + kind.ordinal()) + name;
+  }
 
   private IndexFiles() {}
 }

@@ -33,6 +33,8 @@ public final class SnapshotIndex implements AutoCloseable {
   private final RecordFile files;
   private final RecordFile changelogs;
   private final RecordFile content;
+  /** Null for a snapshot indexed before deps.bin: its dependencies are a table in index.sqlite. */
+  private final RecordFile deps;
   private final IntBuffer ranks;
   private final ArrayBlockingQueue<Connection> idle = new ArrayBlockingQueue<>(MAX_CONNECTIONS);
   private final AtomicInteger refs = new AtomicInteger(1);
@@ -40,8 +42,9 @@ public final class SnapshotIndex implements AutoCloseable {
   private volatile boolean closed;
 
   private SnapshotIndex(Path dir, RecordFile packages, RecordFile files, RecordFile changelogs, RecordFile content,
-      IntBuffer ranks) {
+      RecordFile deps, IntBuffer ranks) {
     this.dir = dir;
+    this.deps = deps;
     this.ranks = ranks;
     this.packages = packages;
     this.files = files;
@@ -60,6 +63,7 @@ public final class SnapshotIndex implements AutoCloseable {
         RecordFile.open(dir.resolve(IndexFiles.FILES)),
         RecordFile.open(dir.resolve(IndexFiles.CHANGELOGS)),
         RecordFile.open(dir.resolve(IndexFiles.CONTENT)),
+        Files.isRegularFile(dir.resolve(IndexFiles.DEPS)) ? RecordFile.open(dir.resolve(IndexFiles.DEPS)) : null,
         mapInts(dir.resolve(IndexFiles.RANKS)));
   }
 
@@ -132,32 +136,40 @@ public final class SnapshotIndex implements AutoCloseable {
 
   /**
    * Keys of the packages that have a {@code kind} dependency named {@code name}, newest first in
-   * rpm's order, one per matching entry (as mdapi lists them). Blocking: reads SQLite.
+   * rpm's order, then in primary's order, one per matching entry (as mdapi lists them). Reads a
+   * mapped file; a snapshot indexed before deps.bin reads SQLite, so call it from a reader thread.
    */
   public int[] withDependency(DepKind kind, String name) throws SQLException {
-    Connection c = borrow();
-    boolean ok = false;
-    try (PreparedStatement st = c.prepareStatement("SELECT pkgKey FROM deps WHERE name = ? AND kind = ?")) {
-      st.setString(1, name);
-      st.setInt(2, kind.ordinal());
-      long[] hits = new long[16];
-      int n = 0;
-      try (ResultSet rs = st.executeQuery()) {
-        while (rs.next()) {
-          if (n == hits.length) hits = java.util.Arrays.copyOf(hits, n * 2);
-          int key = rs.getInt(1);
-          // newest first by rpm's order (the precomputed rank), then in primary's order
-          hits[n++] = ((long) (Integer.MAX_VALUE - ranks.get(key)) << 32) | key;
+    if (deps == null) return withDependencyInSqlite(kind, name);
+    int r = deps.lookup(0, IndexFiles.dependencyKey(kind, name).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    ByteBuffer b = r < 0 ? null : deps.record(r);
+    if (b == null) return new int[0];
+    int[] keys = new int[b.remaining() / 4];
+    b.order(java.nio.ByteOrder.LITTLE_ENDIAN).asIntBuffer().get(keys);
+    return keys;
+  }
+
+  /** {@link #withDependency} of a snapshot indexed before deps.bin, from its {@code deps} table. */
+  private int[] withDependencyInSqlite(DepKind kind, String name) throws SQLException {
+    return read(c -> {
+      try (PreparedStatement st = c.prepareStatement("SELECT pkgKey FROM deps WHERE name = ? AND kind = ?")) {
+        st.setString(1, name);
+        st.setInt(2, kind.ordinal());
+        long[] hits = new long[16];
+        int n = 0;
+        try (ResultSet rs = st.executeQuery()) {
+          while (rs.next()) {
+            if (n == hits.length) hits = java.util.Arrays.copyOf(hits, n * 2);
+            int key = rs.getInt(1);
+            hits[n++] = ((long) (Integer.MAX_VALUE - ranks.get(key)) << 32) | key;
+          }
         }
+        java.util.Arrays.sort(hits, 0, n);
+        int[] keys = new int[n];
+        for (int i = 0; i < n; i++) keys[i] = (int) hits[i];
+        return keys;
       }
-      java.util.Arrays.sort(hits, 0, n);
-      int[] keys = new int[n];
-      for (int i = 0; i < n; i++) keys[i] = (int) hits[i];
-      ok = true;
-      return keys;
-    } finally {
-      giveBack(c, ok);
-    }
+    });
   }
 
   /** A read on one of this index's SQLite connections. */
