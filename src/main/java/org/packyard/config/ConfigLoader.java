@@ -71,11 +71,17 @@ public final class ConfigLoader {
     return (ObjectNode) node;
   }
 
+  /**
+   * Read by the launcher ({@code ./packyard}), not settings: the JVM's options, whether to use the
+   * class cache, and the terminal flag it exports itself when stderr is a terminal.
+   */
+  static final Set<String> LAUNCHER_VARIABLES = Set.of("PACKYARD_JAVA_OPTS", "PACKYARD_AOT", "PACKYARD_TTY");
+
   private static void applyEnv(ObjectNode root, Map<String, String> env, String where) {
     // Sorted so PACKYARD_REPOSITORIES (the whole list) applies before per-item keys.
     for (Map.Entry<String, String> e : new TreeMap<>(env).entrySet()) {
       String var = e.getKey();
-      if (!var.startsWith("PACKYARD_") || var.equals("PACKYARD_JAVA_OPTS")) continue;
+      if (!var.startsWith("PACKYARD_") || LAUNCHER_VARIABLES.contains(var)) continue;
       String rest = var.substring("PACKYARD_".length()).toLowerCase(Locale.ROOT);
       String value = e.getValue();
       if (rest.equals("listen") || rest.equals("data") || rest.equals("log_format") || rest.equals("probes_listen")) {

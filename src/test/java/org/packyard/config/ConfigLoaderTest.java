@@ -140,6 +140,15 @@ class ConfigLoaderTest {
     assertThatThrownBy(() -> ConfigLoader.load(null, Map.of("PACKYARD_REPOSITORIES_0_COLOR", "x"))).hasMessageContaining("PACKYARD_REPOSITORIES_0_COLOR");
   }
 
+  @Test
+  void launcherVariables_areNotSettings() throws Exception {
+    // The launcher exports PACKYARD_TTY=1 itself whenever stderr is a terminal: refusing it as an
+    // unknown setting stopped every command run from a terminal.
+    PackyardConfig c = ConfigLoader.load(null, Map.of("PACKYARD_TTY", "1", "PACKYARD_JAVA_OPTS", "-Xmx1g", "PACKYARD_AOT", "0",
+        "PACKYARD_LISTEN", "127.0.0.1:9999"));
+    assertThat(c.listen().toString()).isEqualTo("127.0.0.1:9999");
+  }
+
   void assertRefused(String yaml, String... fragments) throws Exception {
     Path f = write(yaml);
     assertThatThrownBy(() -> ConfigLoader.load(f, Map.of()))
