@@ -33,7 +33,7 @@ import org.packyard.testkit.Tools;
  * What a newcomer does: take the repository's tracked files into an empty directory (what
  * {@code git clone} gives them), run {@code ./packyard serve} with no arguments there, wait for
  * {@code /readyz}, open every URL the start-up banner prints, and install the sample package with
- * real dnf from the {@code .repo} snippet the banner shows.
+ * real dnf from the {@code .repo} snippet the banner shows; then run a batch command twice.
  */
 class FreshCloneTest {
   private static final Pattern URL = Pattern.compile("https?://[^\\s\"'<>]+");
@@ -82,6 +82,27 @@ class FreshCloneTest {
     }
     assertThat(banner.output()).doesNotContain("Exception").doesNotContain("SEVERE");
     assertThat(clone.resolve("packyard-data")).isDirectory();
+    batchCommands_trainTheClassCacheOnce(clone);
+  }
+
+  /**
+   * The first batch command after a build trains the class cache (on JDK 25 or newer: the
+   * launcher's JDK, which may differ from this test's), the next one starts from it and trains
+   * nothing; neither prints a JVM warning.
+   */
+  private void batchCommands_trainTheClassCacheOnce(Path clone) {
+    String first = Exec.ok(clone, 300, "./packyard", "synth", tmp.resolve("synth-1").toString(), "--packages", "3");
+    String second = Exec.ok(clone, 300, "./packyard", "synth", tmp.resolve("synth-2").toString(), "--packages", "3");
+    String training = "preparing the class cache";
+    if (first.contains(training)) {
+      assertThat(clone.resolve("target/packyard.aot")).isNotEmptyFile();
+      assertThat(second).doesNotContain(training);
+    } else {
+      assertThat(clone.resolve("target/packyard.aot")).as("no cache before JDK 25").doesNotExist();
+    }
+    for (String out : List.of(first, second)) {
+      assertThat(out).contains("wrote 3 packages").doesNotContain("[warning]").doesNotContain("[error").doesNotContain("Exception");
+    }
   }
 
   @Test
