@@ -32,6 +32,7 @@ public record SnapshotDiff(List<Nevra> added, List<Nevra> removed, List<Update> 
 
   /** The changes from {@code before} (empty for a first snapshot) to {@code after}. */
   public static SnapshotDiff of(List<Nevra> before, List<Nevra> after) {
+    if (before.isEmpty()) return firstSnapshot(after);
     Map<Key, TreeSet<Evr>> old = group(before), now = group(after);
     List<Nevra> added = new ArrayList<>(), removed = new ArrayList<>();
     List<Update> updated = new ArrayList<>();
@@ -56,6 +57,15 @@ public record SnapshotDiff(List<Nevra> added, List<Nevra> removed, List<Update> 
     removed.sort(ORDER);
     updated.sort(Comparator.comparing(Update::name).thenComparing(Update::arch));
     return new SnapshotDiff(List.copyOf(added), List.copyOf(removed), List.copyOf(updated));
+  }
+
+  /** Everything is added (once per name, arch and rpm-equal version): a sort, no grouping. */
+  private static SnapshotDiff firstSnapshot(List<Nevra> after) {
+    List<Nevra> sorted = new ArrayList<>(after);
+    sorted.sort(ORDER);
+    List<Nevra> added = new ArrayList<>(sorted.size());
+    for (Nevra n : sorted) if (added.isEmpty() || ORDER.compare(added.get(added.size() - 1), n) != 0) added.add(n);
+    return new SnapshotDiff(List.copyOf(added), List.of(), List.of());
   }
 
   private static boolean contains(TreeSet<Evr> set, Evr v) {

@@ -205,7 +205,8 @@ public final class IndexBuilder {
           }
         }, executor);
         try (Statement s = db.createStatement()) {
-          s.execute("CREATE INDEX packages_name ON packages (name)");
+          // covering for the package list of the change feed (PackageList), led by name for search
+          s.execute("CREATE INDEX packages_name ON packages (name, arch, epoch, version, release)");
           long t2 = System.nanoTime();
           for (String sql : IndexSearch.CREATE_TERMS) s.execute(sql);
           millis.put("search_terms", (System.nanoTime() - t2) / 1_000_000);
