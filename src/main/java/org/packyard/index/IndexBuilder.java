@@ -397,60 +397,145 @@ public final class IndexBuilder {
    * Written as deps.bin: one record per kind and name, its keys newest first in rpm's order, so a
    * lookup is a hash probe and a copy with nothing to sort. Until 2026-12 this was a SQLite table
    * with a covering index: the index alone took 2 s of one core after primary at 75,000 packages.
+   *
+   * <p>Held in a few large arrays, not an object per name: at 75,000 packages there are 500,000
+   * distinct kinds and names for 1.26 million entries, and as a map of lists they were 60 MB of
+   * small objects that every young collection of the parse copied again.
    */
-  private static final class DepLists {
-    @SuppressWarnings("unchecked")
-    private final Map<String, Keys>[] byKind = new Map[DepKind.values().length];
-
-    DepLists() {
-      for (int i = 0; i < byKind.length; i++) byKind[i] = new HashMap<>();
-    }
+  private static final class DepLists implements RecordFileWriter.Names {
+    /** The distinct names as deps.bin keys (kind digit, UTF-8 name), one after another. */
+    private byte[] arena = new byte[1 << 20];
+    private int arenaEnd;
+    /** Per distinct name: where its key is in the arena, its hash, its first and last entry. */
+    private int[] keyStart = new int[1 << 14], keyLength = new int[1 << 14], hashes = new int[1 << 14];
+    private int[] first = new int[1 << 14], last = new int[1 << 14], counts = new int[1 << 14];
+    private int names;
+    /** Per entry: the package key, and the next entry of the same name (-1 at the end). */
+    private int[] entryKey = new int[1 << 16], entryNext = new int[1 << 16];
+    private int entries;
+    /** Open addressing: name index + 1, 0 for free; at most half full. */
+    private int[] table = new int[1 << 15];
 
     void add(DepKind kind, String name, int key) {
-      byKind[kind.ordinal()].computeIfAbsent(name, n -> new Keys()).add(key);
+      int at = encode(kind, name);
+      int len = arenaEnd - at;
+      int h = hash(arena, at, len);
+      int mask = table.length - 1;
+      int i = h & mask;
+      int n;
+      while ((n = table[i] - 1) >= 0) {
+        if (hashes[n] == h && keyLength[n] == len && java.util.Arrays.equals(arena, keyStart[n], keyStart[n] + len, arena, at, at + len)) break;
+        i = (i + 1) & mask;
+      }
+      if (n < 0) { // a new name: keep its bytes where they were encoded
+        n = names++;
+        if (n == keyStart.length) growNames();
+        keyStart[n] = at;
+        keyLength[n] = len;
+        hashes[n] = h;
+        first[n] = -1;
+        table[i] = n + 1;
+        if (2 * names > table.length) rehash();
+      } else {
+        arenaEnd = at; // known: the encoded copy is dropped
+      }
+      if (entries == entryKey.length) {
+        entryKey = Arrays.copyOf(entryKey, entries * 2);
+        entryNext = Arrays.copyOf(entryNext, entries * 2);
+      }
+      entryKey[entries] = key;
+      entryNext[entries] = -1;
+      if (first[n] < 0) first[n] = entries;
+      else entryNext[last[n]] = entries;
+      last[n] = entries++;
+      counts[n]++;
     }
 
+    /** Appends the deps.bin key of {@code kind} and {@code name} to the arena; returns where it starts. */
+    private int encode(DepKind kind, String name) {
+      int at = arenaEnd;
+      int len = name.length();
+      room(1 + 3 * len);
+      arena[arenaEnd++] = IndexFiles.dependencyPrefix(kind);
+      for (int i = 0; i < len; i++) {
+        char c = name.charAt(i);
+        if (c >= 0x80) { // not ASCII: let the JDK encode it
+          byte[] b = name.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+          arenaEnd = at + 1;
+          room(1 + b.length);
+          System.arraycopy(b, 0, arena, arenaEnd, b.length);
+          arenaEnd += b.length;
+          return at;
+        }
+        arena[arenaEnd++] = (byte) c;
+      }
+      return at;
+    }
+
+    private void room(int n) {
+      if (arenaEnd + n > arena.length) arena = Arrays.copyOf(arena, Math.max(arena.length * 2, arenaEnd + n));
+    }
+
+    private static int hash(byte[] b, int off, int len) {
+      int h = 1;
+      for (int i = off; i < off + len; i++) h = 31 * h + b[i];
+      return h ^ (h >>> 16);
+    }
+
+    private void growNames() {
+      int n = keyStart.length * 2;
+      keyStart = Arrays.copyOf(keyStart, n);
+      keyLength = Arrays.copyOf(keyLength, n);
+      hashes = Arrays.copyOf(hashes, n);
+      first = Arrays.copyOf(first, n);
+      last = Arrays.copyOf(last, n);
+      counts = Arrays.copyOf(counts, n);
+    }
+
+    private void rehash() {
+      int[] t = new int[table.length * 2];
+      int mask = t.length - 1;
+      for (int n = 0; n < names; n++) {
+        int i = hashes[n] & mask;
+        while (t[i] != 0) i = (i + 1) & mask;
+        t[i] = n + 1;
+      }
+      table = t;
+    }
+
+    /** Writes deps.bin: record n holds name n's package keys, newest first in rpm's order. */
     void write(Path file, int[] rank) throws IOException {
-      int total = 0;
-      for (Map<String, Keys> m : byKind) total += m.size();
-      long[] starts = new long[total];
-      int[] lengths = new int[total];
-      Map<String, Integer> byName = new HashMap<>(total * 2);
-      int r = 0;
+      table = null; // the file has its own hash table
+      long[] starts = new long[names];
+      int[] lengths = new int[names];
       long[] order = new long[16];
       ByteBuffer bytes = ByteBuffer.allocate(4 * 16).order(java.nio.ByteOrder.LITTLE_ENDIAN);
       try (RecordFileWriter out = new RecordFileWriter(file)) {
-        for (DepKind kind : DepKind.values()) {
-          for (Map.Entry<String, Keys> e : byKind[kind.ordinal()].entrySet()) {
-            Keys k = e.getValue();
-            if (order.length < k.n) order = new long[Integer.highestOneBit(k.n) << 1];
-            // newest first by rpm's order, then in primary's order
-            for (int i = 0; i < k.n; i++) order[i] = ((long) (Integer.MAX_VALUE - rank[k.keys[i]]) << 32) | k.keys[i];
-            Arrays.sort(order, 0, k.n);
-            if (bytes.capacity() < 4 * k.n) bytes = ByteBuffer.allocate(8 * k.n).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-            bytes.clear();
-            for (int i = 0; i < k.n; i++) bytes.putInt((int) order[i]);
-            starts[r] = out.append(bytes.array(), 0, 4 * k.n);
-            lengths[r] = 4 * k.n;
-            byName.put(IndexFiles.dependencyKey(kind, e.getKey()), r++);
-          }
-          byKind[kind.ordinal()] = null; // the lists are on file: let the heap have them back
+        for (int n = 0; n < names; n++) {
+          int count = counts[n];
+          if (order.length < count) order = new long[Integer.highestOneBit(count) << 1];
+          int i = 0;
+          // newest first by rpm's order, then in primary's order
+          for (int e = first[n]; e >= 0; e = entryNext[e]) order[i++] = ((long) (Integer.MAX_VALUE - rank[entryKey[e]]) << 32) | entryKey[e];
+          Arrays.sort(order, 0, count);
+          if (bytes.capacity() < 4 * count) bytes = ByteBuffer.allocate(8 * count).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+          bytes.clear();
+          for (i = 0; i < count; i++) bytes.putInt((int) order[i]);
+          starts[n] = out.append(bytes.array(), 0, 4 * count);
+          lengths[n] = 4 * count;
         }
-        @SuppressWarnings("unchecked")
-        Map<String, Integer>[] maps = new Map[] {byName};
-        out.finish(starts, lengths, total, maps);
+        out.finish(starts, lengths, names, new RecordFileWriter.Names[] {this});
       }
     }
 
-    /** A growing list of package keys. */
-    private static final class Keys {
-      int[] keys = new int[2];
-      int n;
+    @Override
+    public int size() {
+      return names;
+    }
 
-      void add(int key) {
-        if (n == keys.length) keys = Arrays.copyOf(keys, n * 2);
-        keys[n++] = key;
-      }
+    @Override
+    public void forEach(Entry entry) throws IOException {
+      for (int n = 0; n < names; n++) entry.accept(arena, keyStart[n], keyLength[n], n);
     }
   }
 

@@ -27,7 +27,12 @@ final class IndexFiles {
 
   /** The deps.bin name of a dependency: its kind as one digit, then its name. */
   static String dependencyKey(DepKind kind, String name) {
-    return (char) ('0' + kind.ordinal()) + name;
+    return (char) dependencyPrefix(kind) + name;
+  }
+
+  /** The first byte of {@link #dependencyKey}: the kind. */
+  static byte dependencyPrefix(DepKind kind) {
+    return (byte) ('0' + kind.ordinal());
   }
 
   private IndexFiles() {}

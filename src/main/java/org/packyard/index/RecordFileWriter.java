@@ -43,6 +43,43 @@ final class RecordFileWriter implements AutoCloseable {
    * none); each map sends UTF-8 names to keys.
    */
   void finish(long[] starts, int[] lengths, int keyCount, Map<String, Integer>[] maps) throws IOException {
+    Names[] names = new Names[maps.length];
+    for (int i = 0; i < maps.length; i++) names[i] = Names.of(maps[i]);
+    finish(starts, lengths, keyCount, names);
+  }
+
+  /** A name map to write: its size, and its entries as UTF-8 byte ranges with their keys. */
+  interface Names {
+    int size();
+
+    void forEach(Entry entry) throws IOException;
+
+    /** Receives one entry: the name is {@code len} bytes of {@code buf} from {@code off}. */
+    @FunctionalInterface
+    interface Entry {
+      void accept(byte[] buf, int off, int len, int key) throws IOException;
+    }
+
+    static Names of(Map<String, Integer> map) {
+      return new Names() {
+        @Override
+        public int size() {
+          return map.size();
+        }
+
+        @Override
+        public void forEach(Entry entry) throws IOException {
+          for (Map.Entry<String, Integer> e : map.entrySet()) {
+            byte[] name = e.getKey().getBytes(StandardCharsets.UTF_8);
+            entry.accept(name, 0, name.length, e.getValue());
+          }
+        }
+      };
+    }
+  }
+
+  /** As {@link #finish(long[], int[], int, Map[])}, the maps given as {@link Names}. */
+  void finish(long[] starts, int[] lengths, int keyCount, Names[] maps) throws IOException {
     if (maps.length > RecordFile.MAX_MAPS) throw new IllegalArgumentException("too many maps: " + maps.length);
     long startsPos = position;
     ByteBuffer buf = ByteBuffer.allocate(1 << 16).order(ByteOrder.LITTLE_ENDIAN);
@@ -56,7 +93,7 @@ final class RecordFileWriter implements AutoCloseable {
     }
     flush(buf);
     long mapsPos = position;
-    for (Map<String, Integer> map : maps) writeMap(map);
+    for (Names map : maps) writeMap(map);
     out.close();
     finished = true;
 
@@ -73,37 +110,37 @@ final class RecordFileWriter implements AutoCloseable {
     }
   }
 
-  private void writeMap(Map<String, Integer> map) throws IOException {
+  private void writeMap(Names map) throws IOException {
     int slots = Integer.highestOneBit(Math.max(4, map.size() * 2) - 1) << 1;
     long[] table = new long[slots];
     // On file: map header (slots, entriesPos, entriesLength), slots, entries.
     long slotsPos = position + 24;
     long entriesPos = slotsPos + 8L * slots;
-    ByteBuffer entries = ByteBuffer.allocate(1 << 16).order(ByteOrder.LITTLE_ENDIAN);
     Path tmp = Files.createTempFile(path.getParent(), ".entries", ".tmp");
-    long entryOff = 0;
+    long[] entryOff = {0};
+    ByteBuffer[] entries = {ByteBuffer.allocate(1 << 16).order(ByteOrder.LITTLE_ENDIAN)};
     try (OutputStream eo = new BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16)) {
-      for (Map.Entry<String, Integer> e : map.entrySet()) {
-        byte[] name = e.getKey().getBytes(StandardCharsets.UTF_8);
-        if (name.length > 0xFFFF) continue; // longer than any request may name
-        long h = RecordFile.hash(name, 0, name.length);
+      map.forEach((name, off, len, key) -> {
+        if (len > 0xFFFF) return; // longer than any request may name
+        long h = RecordFile.hash(name, off, len);
         int i = (int) h & (slots - 1);
         while (table[i] != 0) i = (i + 1) & (slots - 1);
-        table[i] = (h >>> 32) << 32 | (entryOff + 1);
-        if (entries.remaining() < name.length + 6) {
-          entries.flip();
-          eo.write(entries.array(), 0, entries.limit());
-          entries.clear();
-          if (entries.capacity() < name.length + 6) entries = ByteBuffer.allocate(name.length + 6).order(ByteOrder.LITTLE_ENDIAN);
+        table[i] = (h >>> 32) << 32 | (entryOff[0] + 1);
+        ByteBuffer e = entries[0];
+        if (e.remaining() < len + 6) {
+          e.flip();
+          eo.write(e.array(), 0, e.limit());
+          e.clear();
+          if (e.capacity() < len + 6) e = entries[0] = ByteBuffer.allocate(len + 6).order(ByteOrder.LITTLE_ENDIAN);
         }
-        entries.putShort((short) name.length).put(name).putInt(e.getValue());
-        entryOff += name.length + 6;
-      }
-      entries.flip();
-      eo.write(entries.array(), 0, entries.limit());
+        e.putShort((short) len).put(name, off, len).putInt(key);
+        entryOff[0] += len + 6;
+      });
+      entries[0].flip();
+      eo.write(entries[0].array(), 0, entries[0].limit());
     }
     ByteBuffer buf = ByteBuffer.allocate(1 << 16).order(ByteOrder.LITTLE_ENDIAN);
-    buf.putInt(slots).putInt(0).putLong(entriesPos).putLong(entryOff);
+    buf.putInt(slots).putInt(0).putLong(entriesPos).putLong(entryOff[0]);
     for (long slot : table) {
       buf = room(buf, 8);
       buf.putLong(slot);

@@ -92,6 +92,25 @@ class DependencyListsTest {
   }
 
   @Test
+  void manyNames_andNamesBeyondAscii_areEachFound() throws Exception {
+    String[] many = new String[40_000]; // more than the builder's first tables hold
+    for (int i = 0; i < many.length; i++) many[i] = entry("cap-" + i, null);
+    RepoWriter.Written w = new RepoWriter().compression("none").packages(RepoWriter.pkgs(
+        Pkg.of("wide", "1-1").withFormat(requires(many)),
+        Pkg.of("intl", "1-1").withFormat(requires(entry("libé(ünï)", null), entry("cap-7", null))))).write(tmp.resolve("wide"));
+    Path dir = Files.createDirectories(tmp.resolve("wide-index"));
+    IndexBuilder.build(dir, source(w.file("primary")), source(w.file("filelists")), source(w.file("other")), Runnable::run, n -> {});
+    try (SnapshotIndex index = SnapshotIndex.open(dir)) {
+      assertThat(keys(index, DepKind.REQUIRES, "cap-0")).containsExactly(1);
+      assertThat(keys(index, DepKind.REQUIRES, "cap-39999")).containsExactly(1);
+      assertThat(keys(index, DepKind.REQUIRES, "cap-7")).containsExactly(1, 2);
+      assertThat(keys(index, DepKind.REQUIRES, "cap-40000")).isEmpty();
+      assertThat(keys(index, DepKind.REQUIRES, "libé(ünï)")).containsExactly(2);
+      assertThat(keys(index, DepKind.REQUIRES, "libe(uni)")).isEmpty();
+    }
+  }
+
+  @Test
   void snapshotIndexedBeforeDepsBin_answersTheSameFromItsTable() throws Exception {
     SnapshotIndex built = build();
     Path dir = built.dir();
