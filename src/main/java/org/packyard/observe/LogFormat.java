@@ -24,7 +24,6 @@ import org.packyard.config.Redact;
 public enum LogFormat {
   TEXT, JSON;
 
-  private static final ObjectMapper MAPPER = new ObjectMapper();
 
   /** {@code text} or {@code json}; anything else is an error naming the value. */
   public static LogFormat parse(String raw) {
@@ -52,6 +51,11 @@ public enum LogFormat {
     }
   }
 
+  /** Made on the first JSON record: every command configures text logging before it reads its config. */
+  private static final class Mapper {
+    static final ObjectMapper INSTANCE = new ObjectMapper();
+  }
+
   private static final class JsonFormatter extends Formatter {
     @Override
     public String format(LogRecord r) {
@@ -74,7 +78,7 @@ public enum LogFormat {
         if (r.getLevel().intValue() >= Level.SEVERE.intValue()) o.put("stack", stack(r.getThrown()));
       }
       try {
-        return MAPPER.writeValueAsString(o) + "\n";
+        return Mapper.INSTANCE.writeValueAsString(o) + "\n";
       } catch (JsonProcessingException e) {
         return "{\"level\":\"SEVERE\",\"message\":\"unloggable record\"}\n";
       }

@@ -86,8 +86,10 @@ final class Migrations {
         .cleanDisabled(true)
         .loggers("org.flywaydb.core.internal.logging.javautil.JavaUtilLogCreator")
         .load();
-    MigrationInfo[] applied = flyway.info().applied();
-    MigrationVersion known = Arrays.stream(flyway.info().all())
+    // One info service: each builds from a scan of the migrations and a read of the history.
+    org.flywaydb.core.api.MigrationInfoService info = flyway.info();
+    MigrationInfo[] applied = info.applied();
+    MigrationVersion known = Arrays.stream(info.all())
         .filter(i -> i.getState() != null && !i.getState().name().startsWith("FUTURE") && i.getVersion() != null)
         .map(MigrationInfo::getVersion).max(Comparator.naturalOrder()).orElse(MigrationVersion.EMPTY);
     for (MigrationInfo i : applied) {
