@@ -238,11 +238,11 @@ public final class IndexBuilder {
       sourceRpms[key] = m.sourceRpm();
       locations[key] = m.locationHref();
       content[key] = ContentRef.encode(m);
-      byte[] head = json.packageHead(m);
-      headOut.write(head);
+      JsonRecords.Bytes head = json.packageHead(m);
+      headOut.write(head.array(), 0, head.length());
       headStart[key] = headPos[0];
-      headLength[key] = head.length;
-      headPos[0] += head.length;
+      headLength[key] = head.length();
+      headPos[0] += head.length();
 
       int i = 1;
       pkg.setInt(i++, key);
@@ -586,10 +586,10 @@ public final class IndexBuilder {
       return pp;
     }
 
-    private void put(String pkgId, byte[] record) {
+    private void put(String pkgId, JsonRecords.Bytes record) {
       try {
-        long start = out.append(record, 0, record.length);
-        byPkgId.putIfAbsent(pkgId, new long[] {start, record.length});
+        long start = out.append(record.array(), 0, record.length());
+        byPkgId.putIfAbsent(pkgId, new long[] {start, record.length()});
         records++;
       } catch (IOException e) {
         throw new IndexException("cannot write index: " + e.getMessage(), e);

@@ -14,7 +14,7 @@ class JsonRecordsTest {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private static JsonNode files(FileEntry... entries) throws Exception {
-    byte[] head = new JsonRecords().files(List.of(entries));
+    byte[] head = new JsonRecords().files(List.of(entries)).toByteArray();
     return JSON.readTree(new String(head, StandardCharsets.UTF_8) + "release\"}").get("files");
   }
 
