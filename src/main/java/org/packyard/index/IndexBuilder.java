@@ -56,14 +56,20 @@ public final class IndexBuilder {
    * Builds the index into the empty directory {@code dir}. {@code filelists} and {@code other} may
    * be null (the routes that need them then answer empty lists). {@code progress} receives the
    * number of packages read from primary so far.
+   *
+   * <p>Primary is parsed on the calling thread, and the steps after it (records, dependency lists,
+   * SQLite indexes) on it and {@code executor}: they decide when the build ends. Filelists and
+   * other are parsed on {@code background}, meant to run at a lower priority: on two busy cores
+   * they then fill the time primary's steps leave free instead of delaying primary (by hand, a sync
+   * of 75,000 packages took 1.1 s less in the median of six alternating pairs).
    */
   public static Stats build(Path dir, XmlSource primary, XmlSource filelists, XmlSource other,
-      Executor executor, LongConsumer progress) {
+      Executor executor, Executor background, LongConsumer progress) {
     Primary p = new Primary(dir, progress, executor);
     CompletableFuture<PerPackage> files = CompletableFuture.supplyAsync(
-        () -> PerPackage.files(dir.resolve(IndexFiles.FILES), filelists), executor);
+        () -> PerPackage.files(dir.resolve(IndexFiles.FILES), filelists), background);
     CompletableFuture<PerPackage> logs = CompletableFuture.supplyAsync(
-        () -> PerPackage.changelogs(dir.resolve(IndexFiles.CHANGELOGS), other), executor);
+        () -> PerPackage.changelogs(dir.resolve(IndexFiles.CHANGELOGS), other), background);
     try {
       long t0 = System.nanoTime();
       p.run(primary);

@@ -71,6 +71,7 @@ public final class Syncer implements AutoCloseable {
   private final PackagePlan plan;
   private final WorkerExecutor worker;
   private final ExecutorService ingest;
+  private final ExecutorService ingestBackground;
   private final Consumer<Published> onPublish;
   private final Map<String, Future<SyncResult>> running = new HashMap<>();
   private volatile java.util.function.BiConsumer<String, String> onFailure = (repo, message) -> {};
@@ -114,6 +115,9 @@ public final class Syncer implements AutoCloseable {
     AtomicInteger n = new AtomicInteger();
     this.ingest = new ThreadPoolExecutor(2, 2, 1, TimeUnit.MINUTES, new ArrayBlockingQueue<>(16),
         r -> BulkPriority.daemon(r, "packyard-ingest-" + n.incrementAndGet()));
+    // filelists and other: off an index build's critical path, so a step below it
+    this.ingestBackground = new ThreadPoolExecutor(2, 2, 1, TimeUnit.MINUTES, new ArrayBlockingQueue<>(16),
+        r -> BulkPriority.background(r, "packyard-ingest-bg-" + n.incrementAndGet()));
   }
 
   /** Tells {@code listener} of every failed sync: the repository and the message (the change feed's sync.failed). */
@@ -377,7 +381,7 @@ public final class Syncer implements AutoCloseable {
           source(md.file("primary"), shaByType),
           source(md.file("filelists"), shaByType),
           source(md.file("other"), shaByType),
-          ingest, n -> l.packages(repo.name(), n));
+          ingest, ingestBackground, n -> l.packages(repo.name(), n));
       LOG.info(repo.name() + ": indexed " + stats.packages() + " packages, " + stats.dependencies() + " dependencies; ms " + stats.millis());
       return new Built(staging, stats, wanted, shas);
     } catch (IndexException e) {
@@ -503,6 +507,7 @@ public final class Syncer implements AutoCloseable {
   public void close() {
     worker.close();
     ingest.shutdownNow();
+    ingestBackground.shutdownNow();
     if (ownsDownloader) downloader.close();
   }
 }

@@ -66,6 +66,28 @@ public final class BulkPriority {
     return t;
   }
 
+  /** How much lower (in nice steps) a {@link #background} thread runs than the bulk threads. */
+  public static final int BACKGROUND = 5;
+
+  /**
+   * A daemon thread for work that is not on the critical path of the work beside it: it runs
+   * {@value #BACKGROUND} nice steps below the bulk threads (below its creator when {@link #enable}
+   * never ran), so that when every CPU is busy the critical work goes first. An index build parses
+   * filelists and other on such threads, beside primary, whose parse and the steps after it decide
+   * when the build ends. Where {@link #available} is false it is a plain daemon thread.
+   */
+  public static Thread background(Runnable r, String name) {
+    Thread t = new Thread(() -> {
+      if (available()) {
+        int base = target != Integer.MIN_VALUE ? target : niceOfCurrentThread();
+        setNiceOfCurrentThread(Math.min(19, base + BACKGROUND));
+      }
+      r.run();
+    }, name);
+    t.setDaemon(true);
+    return t;
+  }
+
   /**
    * Once {@link #enable} ran, the calling thread takes the bulk threads' nice value (the same
    * value however often it is called, and for a thread that started lowered).
@@ -73,6 +95,11 @@ public final class BulkPriority {
   private static void apply() {
     int t = target;
     if (t != Integer.MIN_VALUE) setNiceOfCurrentThread(t);
+  }
+
+  /** The bulk threads' nice value once {@link #enable} ran in this JVM, else {@code Integer.MIN_VALUE}. */
+  static int bulkNice() {
+    return target;
   }
 
   /** The calling thread's nice value ({@code getpriority(PRIO_PROCESS, 0)}: that thread's). */

@@ -48,7 +48,7 @@ class DependencyListsTest {
     )).write(tmp.resolve("repo"));
     Path dir = Files.createDirectories(tmp.resolve("index"));
     IndexBuilder.build(dir, source(w.file("primary")), source(w.file("filelists")), source(w.file("other")),
-        Runnable::run, n -> {});
+        Runnable::run, Runnable::run, n -> {});
     return SnapshotIndex.open(dir);
   }
 
@@ -99,7 +99,7 @@ class DependencyListsTest {
         Pkg.of("wide", "1-1").withFormat(requires(many)),
         Pkg.of("intl", "1-1").withFormat(requires(entry("libé(ünï)", null), entry("cap-7", null))))).write(tmp.resolve("wide"));
     Path dir = Files.createDirectories(tmp.resolve("wide-index"));
-    IndexBuilder.build(dir, source(w.file("primary")), source(w.file("filelists")), source(w.file("other")), Runnable::run, n -> {});
+    IndexBuilder.build(dir, source(w.file("primary")), source(w.file("filelists")), source(w.file("other")), Runnable::run, Runnable::run, n -> {});
     try (SnapshotIndex index = SnapshotIndex.open(dir)) {
       assertThat(keys(index, DepKind.REQUIRES, "cap-0")).containsExactly(1);
       assertThat(keys(index, DepKind.REQUIRES, "cap-39999")).containsExactly(1);

@@ -41,6 +41,21 @@ class BulkPriorityTest {
     assertThat(nice()).as("the thread that did not ask").isEqualTo(mine);
   }
 
+  @Test
+  void background_runsItsStepsBelowItsCreator() throws Exception {
+    assumeTrue(BulkPriority.available(), "thread priorities are only lowered on Linux with JDK 22 or later");
+    int mine = nice();
+    AtomicInteger seen = new AtomicInteger(Integer.MIN_VALUE);
+    Thread t = BulkPriority.background(() -> seen.set(nice()), "background-test");
+    assertThat(t.isDaemon()).isTrue();
+    t.start();
+    t.join();
+    // below the bulk threads once a server in this JVM enabled them, else below its creator
+    int base = BulkPriority.bulkNice() != Integer.MIN_VALUE ? BulkPriority.bulkNice() : mine;
+    assertThat(seen.get()).isEqualTo(Math.min(19, base + BulkPriority.BACKGROUND));
+    assertThat(nice()).as("the creating thread").isEqualTo(mine);
+  }
+
   /** The calling thread's nice value: field 19 of /proc/thread-self/stat (after the name's closing parenthesis). */
   static int nice() {
     try {
