@@ -143,7 +143,13 @@ public final class IndexBuilder {
     private Evr[] evrs = new Evr[1024];
     private String[] sourceRpms = new String[1024];
     private String[] locations = new String[1024];
-    private byte[][] content = new byte[1024][];
+    /**
+     * content.bin, written as primary is read: held as one array per package until the end, the
+     * records were 10 MB of a 128 MB heap at 75,000 packages.
+     */
+    private RecordFileWriter contentOut;
+    private long[] contentStart = new long[1024];
+    private int[] contentLength = new int[1024];
     private long[] headStart = new long[1024];
     private int[] headLength = new int[1024];
 
@@ -151,16 +157,22 @@ public final class IndexBuilder {
     /** The full-text rows ({@link IndexSearch}), one per package, inserted beside the packages table. */
     private PreparedStatement text;
     /** Every dependency by kind and name, written to deps.bin once the ranks are known. */
-    private final DepLists deps = new DepLists();
+    private final DepLists deps;
 
     Primary(Path dir, LongConsumer progress, Executor executor) {
       this.dir = dir;
+      this.deps = new DepLists(dir);
       this.progress = progress;
       this.executor = executor;
     }
 
     void run(XmlSource source) {
       Path heads = dir.resolve("heads.tmp");
+      try {
+        contentOut = new RecordFileWriter(dir.resolve(IndexFiles.CONTENT));
+      } catch (IOException e) {
+        throw new IndexException("cannot write index: " + e.getMessage(), e);
+      }
       try (Connection db = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve(IndexFiles.SQLITE))) {
         try (Statement s = db.createStatement()) {
           s.execute("PRAGMA journal_mode=OFF");
@@ -227,6 +239,7 @@ public final class IndexBuilder {
         throw new IndexException(describeFailure(source, e), e);
       } finally {
         try {
+          contentOut.close(); // nothing once finished; after a failure, the open file
           Files.deleteIfExists(heads);
         } catch (IOException ignored) {
           // a leftover temp file in an unpublished directory is removed with it
@@ -240,10 +253,12 @@ public final class IndexBuilder {
       grow(key);
       pkgIds[key] = m.pkgId();
       names[key] = m.name();
-      evrs[key] = m.evr();
+      evrs[key] = Evr.sharingEpoch(m.evr());
       sourceRpms[key] = m.sourceRpm();
       locations[key] = m.locationHref();
-      content[key] = ContentRef.encode(m);
+      byte[] ref = ContentRef.encode(m);
+      contentStart[key] = contentOut.append(ref, 0, ref.length);
+      contentLength[key] = ref.length;
       JsonRecords.Bytes head = json.packageHead(m);
       headOut.write(head.array(), 0, head.length());
       headStart[key] = headPos[0];
@@ -356,17 +371,10 @@ public final class IndexBuilder {
 
     /** content.bin: per package its location, checksum, size and time, for mirroring and serving. */
     private void writeContent() throws IOException {
-      long[] starts = new long[count + 1];
-      int[] lengths = new int[count + 1];
-      try (RecordFileWriter out = new RecordFileWriter(dir.resolve(IndexFiles.CONTENT))) {
-        for (int k = 1; k <= count; k++) {
-          starts[k] = out.append(content[k], 0, content[k].length);
-          lengths[k] = content[k].length;
-          content[k] = null;
-        }
+      try (RecordFileWriter out = contentOut) {
         @SuppressWarnings("unchecked")
         Map<String, Integer>[] none = new Map[0];
-        out.finish(starts, lengths, count + 1, none);
+        out.finish(contentStart, contentLength, count + 1, none);
       }
     }
 
@@ -390,7 +398,8 @@ public final class IndexBuilder {
       evrs = Arrays.copyOf(evrs, n);
       sourceRpms = Arrays.copyOf(sourceRpms, n);
       locations = Arrays.copyOf(locations, n);
-      content = Arrays.copyOf(content, n);
+      contentStart = Arrays.copyOf(contentStart, n);
+      contentLength = Arrays.copyOf(contentLength, n);
       headStart = Arrays.copyOf(headStart, n);
       headLength = Arrays.copyOf(headLength, n);
     }
@@ -404,82 +413,70 @@ public final class IndexBuilder {
    * lookup is a hash probe and a copy with nothing to sort. Until 2026-12 this was a SQLite table
    * with a covering index: the index alone took 2 s of one core after primary at 75,000 packages.
    *
-   * <p>Held in a few large arrays, not an object per name: at 75,000 packages there are 500,000
-   * distinct kinds and names for 1.26 million entries, and as a map of lists they were 60 MB of
-   * small objects that every young collection of the parse copied again.
+   * <p>In bounded memory: while primary is read, each entry (its deps.bin key and package key) is
+   * appended to one of {@link #PARTITIONS} temporary files by the hash of its key; then each file
+   * is grouped on its own. At 75,000 packages there are 1.26 million entries of 500,000 kinds and
+   * names: held on the heap they took 60-90 MB, and a sync of 75,000 packages in 128 MB ran out of
+   * it.
    */
   private static final class DepLists implements RecordFileWriter.Names {
-    /** The distinct names as deps.bin keys (kind digit, UTF-8 name), one after another. */
-    private byte[] arena = new byte[1 << 20];
-    private int arenaEnd;
-    /** Per distinct name: where its key is in the arena, its hash, its first and last entry. */
-    private int[] keyStart = new int[1 << 14], keyLength = new int[1 << 14], hashes = new int[1 << 14];
-    private int[] first = new int[1 << 14], last = new int[1 << 14], counts = new int[1 << 14];
-    private int names;
-    /** Per entry: the package key, and the next entry of the same name (-1 at the end). */
-    private int[] entryKey = new int[1 << 16], entryNext = new int[1 << 16];
-    private int entries;
-    /** Open addressing: name index + 1, 0 for free; at most half full. */
-    private int[] table = new int[1 << 15];
+    private static final int PARTITIONS = 16;
+    private static final int BUFFER = 1 << 16;
 
-    void add(DepKind kind, String name, int key) {
-      int at = encode(kind, name);
-      int len = arenaEnd - at;
-      int h = hash(arena, at, len);
-      int mask = table.length - 1;
-      int i = h & mask;
-      int n;
-      while ((n = table[i] - 1) >= 0) {
-        if (hashes[n] == h && keyLength[n] == len && java.util.Arrays.equals(arena, keyStart[n], keyStart[n] + len, arena, at, at + len)) break;
-        i = (i + 1) & mask;
-      }
-      if (n < 0) { // a new name: keep its bytes where they were encoded
-        n = names++;
-        if (n == keyStart.length) growNames();
-        keyStart[n] = at;
-        keyLength[n] = len;
-        hashes[n] = h;
-        first[n] = -1;
-        table[i] = n + 1;
-        if (2 * names > table.length) rehash();
-      } else {
-        arenaEnd = at; // known: the encoded copy is dropped
-      }
-      if (entries == entryKey.length) {
-        entryKey = Arrays.copyOf(entryKey, entries * 2);
-        entryNext = Arrays.copyOf(entryNext, entries * 2);
-      }
-      entryKey[entries] = key;
-      entryNext[entries] = -1;
-      if (first[n] < 0) first[n] = entries;
-      else entryNext[last[n]] = entries;
-      last[n] = entries++;
-      counts[n]++;
+    private final Path dir;
+    private final OutputStream[] parts = new OutputStream[PARTITIONS];
+    /** The entry being encoded: u16 key length, the key (kind digit, UTF-8 name), u32 package key. */
+    private byte[] entry = new byte[256];
+    /** What {@link #forEach} reads: each name's key and record, written as the records are. */
+    private Path namesFile;
+    private int names;
+
+    DepLists(Path dir) {
+      this.dir = dir;
     }
 
-    /** Appends the deps.bin key of {@code kind} and {@code name} to the arena; returns where it starts. */
+    private Path part(int p) {
+      return dir.resolve("deps-" + p + ".tmp");
+    }
+
+    void add(DepKind kind, String name, int key) throws IOException {
+      int len = encode(kind, name);
+      if (len < 0) return; // over 64 KiB: longer than any request line may name (deps.bin's maps skip them too)
+      int h = hash(entry, 2, len);
+      int p = h >>> (32 - 4); // the top 4 bits (PARTITIONS): the grouping table probes with the low ones
+      if (parts[p] == null) parts[p] = new BufferedOutputStream(Files.newOutputStream(part(p)), BUFFER);
+      entry[0] = (byte) (len >>> 8);
+      entry[1] = (byte) len;
+      int at = 2 + len;
+      entry[at] = (byte) (key >>> 24);
+      entry[at + 1] = (byte) (key >>> 16);
+      entry[at + 2] = (byte) (key >>> 8);
+      entry[at + 3] = (byte) key;
+      parts[p].write(entry, 0, at + 4);
+    }
+
+    /** Encodes the deps.bin key of {@code kind} and {@code name} after two bytes of length; returns its length, -1 when over 64 KiB. */
     private int encode(DepKind kind, String name) {
-      int at = arenaEnd;
       int len = name.length();
       room(1 + 3 * len);
-      arena[arenaEnd++] = IndexFiles.dependencyPrefix(kind);
+      entry[2] = IndexFiles.dependencyPrefix(kind);
+      int at = 3;
       for (int i = 0; i < len; i++) {
         char c = name.charAt(i);
         if (c >= 0x80) { // not ASCII: let the JDK encode it
           byte[] b = name.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-          arenaEnd = at + 1;
           room(1 + b.length);
-          System.arraycopy(b, 0, arena, arenaEnd, b.length);
-          arenaEnd += b.length;
-          return at;
+          System.arraycopy(b, 0, entry, 3, b.length);
+          at = 3 + b.length;
+          break;
         }
-        arena[arenaEnd++] = (byte) c;
+        entry[at++] = (byte) c;
       }
-      return at;
+      return at - 2 > 0xFFFF ? -1 : at - 2;
     }
 
-    private void room(int n) {
-      if (arenaEnd + n > arena.length) arena = Arrays.copyOf(arena, Math.max(arena.length * 2, arenaEnd + n));
+    private void room(int keyBytes) {
+      if (entry.length < keyBytes + 6) entry = Arrays.copyOf(entry, Math.max(entry.length * 2, keyBytes + 6));
     }
 
     private static int hash(byte[] b, int off, int len) {
@@ -488,49 +485,39 @@ public final class IndexBuilder {
       return h ^ (h >>> 16);
     }
 
-    private void growNames() {
-      int n = keyStart.length * 2;
-      keyStart = Arrays.copyOf(keyStart, n);
-      keyLength = Arrays.copyOf(keyLength, n);
-      hashes = Arrays.copyOf(hashes, n);
-      first = Arrays.copyOf(first, n);
-      last = Arrays.copyOf(last, n);
-      counts = Arrays.copyOf(counts, n);
-    }
-
-    private void rehash() {
-      int[] t = new int[table.length * 2];
-      int mask = t.length - 1;
-      for (int n = 0; n < names; n++) {
-        int i = hashes[n] & mask;
-        while (t[i] != 0) i = (i + 1) & mask;
-        t[i] = n + 1;
-      }
-      table = t;
-    }
-
-    /** Writes deps.bin: record n holds name n's package keys, newest first in rpm's order. */
+    /** Writes deps.bin: one record per kind and name, its package keys newest first in rpm's order. */
     void write(Path file, int[] rank) throws IOException {
-      table = null; // the file has its own hash table
-      long[] starts = new long[names];
-      int[] lengths = new int[names];
-      long[] order = new long[16];
-      ByteBuffer bytes = ByteBuffer.allocate(4 * 16).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-      try (RecordFileWriter out = new RecordFileWriter(file)) {
-        for (int n = 0; n < names; n++) {
-          int count = counts[n];
-          if (order.length < count) order = new long[Integer.highestOneBit(count) << 1];
-          int i = 0;
-          // newest first by rpm's order, then in primary's order
-          for (int e = first[n]; e >= 0; e = entryNext[e]) order[i++] = ((long) (Integer.MAX_VALUE - rank[entryKey[e]]) << 32) | entryKey[e];
-          Arrays.sort(order, 0, count);
-          if (bytes.capacity() < 4 * count) bytes = ByteBuffer.allocate(8 * count).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-          bytes.clear();
-          for (i = 0; i < count; i++) bytes.putInt((int) order[i]);
-          starts[n] = out.append(bytes.array(), 0, 4 * count);
-          lengths[n] = 4 * count;
+      for (OutputStream o : parts) if (o != null) o.close();
+      long[] starts = new long[1024];
+      int[] lengths = new int[1024];
+      namesFile = dir.resolve("deps-names.tmp");
+      try (RecordFileWriter out = new RecordFileWriter(file);
+          OutputStream namesOut = new BufferedOutputStream(Files.newOutputStream(namesFile), BUFFER)) {
+        Grouping g = new Grouping();
+        for (int p = 0; p < PARTITIONS; p++) {
+          if (parts[p] == null) continue;
+          byte[] data = Files.readAllBytes(part(p));
+          Files.delete(part(p));
+          g.group(data);
+          for (int n = 0; n < g.names; n++) {
+            if (names == starts.length) {
+              starts = Arrays.copyOf(starts, names * 2);
+              lengths = Arrays.copyOf(lengths, names * 2);
+            }
+            byte[] rec = g.record(n, rank);
+            starts[names] = out.append(rec, 0, 4 * g.counts[n]);
+            lengths[names] = 4 * g.counts[n];
+            int len = g.keyLength[n];
+            namesOut.write(len >>> 8);
+            namesOut.write(len);
+            namesOut.write(data, g.keyStart[n], len);
+            names++;
+          }
         }
+        namesOut.close();
         out.finish(starts, lengths, names, new RecordFileWriter.Names[] {this});
+      } finally {
+        Files.deleteIfExists(namesFile);
       }
     }
 
@@ -539,9 +526,109 @@ public final class IndexBuilder {
       return names;
     }
 
+    /** The names in record order, read back from {@link #namesFile}. */
     @Override
-    public void forEach(Entry entry) throws IOException {
-      for (int n = 0; n < names; n++) entry.accept(arena, keyStart[n], keyLength[n], n);
+    public void forEach(Entry each) throws IOException {
+      try (java.io.DataInputStream in = new java.io.DataInputStream(new java.io.BufferedInputStream(Files.newInputStream(namesFile), BUFFER))) {
+        byte[] key = new byte[0xFFFF];
+        for (int n = 0; n < names; n++) {
+          int len = in.readUnsignedShort();
+          in.readFully(key, 0, len);
+          each.accept(key, 0, len, n);
+        }
+      }
+    }
+
+    /** One partition's entries grouped by key: arrays reused from partition to partition. */
+    private static final class Grouping {
+      int[] keyStart = new int[1 << 12], keyLength = new int[1 << 12], hashes = new int[1 << 12];
+      int[] first = new int[1 << 12], last = new int[1 << 12], counts = new int[1 << 12];
+      int names;
+      int[] entryKey = new int[1 << 14], entryNext = new int[1 << 14];
+      int[] table = new int[1 << 13];
+      private long[] order = new long[16];
+      private byte[] rec = new byte[64];
+
+      void group(byte[] data) {
+        names = 0;
+        int entries = 0;
+        Arrays.fill(table, 0);
+        for (int at = 0; at < data.length; ) {
+          int len = ((data[at] & 0xFF) << 8) | (data[at + 1] & 0xFF);
+          int k = at + 2;
+          int key = ((data[k + len] & 0xFF) << 24) | ((data[k + len + 1] & 0xFF) << 16) | ((data[k + len + 2] & 0xFF) << 8)
+              | (data[k + len + 3] & 0xFF);
+          at = k + len + 4;
+          int h = hash(data, k, len);
+          int mask = table.length - 1;
+          int i = h & mask;
+          int n;
+          while ((n = table[i] - 1) >= 0) {
+            if (hashes[n] == h && keyLength[n] == len && Arrays.equals(data, keyStart[n], keyStart[n] + len, data, k, k + len)) break;
+            i = (i + 1) & mask;
+          }
+          if (n < 0) {
+            n = names++;
+            if (n == keyStart.length) growNames();
+            keyStart[n] = k;
+            keyLength[n] = len;
+            hashes[n] = h;
+            first[n] = -1;
+            counts[n] = 0;
+            table[i] = n + 1;
+            if (2 * names > table.length) rehash();
+          }
+          if (entries == entryKey.length) {
+            entryKey = Arrays.copyOf(entryKey, entries * 2);
+            entryNext = Arrays.copyOf(entryNext, entries * 2);
+          }
+          entryKey[entries] = key;
+          entryNext[entries] = -1;
+          if (first[n] < 0) first[n] = entries;
+          else entryNext[last[n]] = entries;
+          last[n] = entries++;
+          counts[n]++;
+        }
+      }
+
+      /** Name {@code n}'s package keys, newest first by rpm's order, then in primary's order: u32 little endian. */
+      byte[] record(int n, int[] rank) {
+        int count = counts[n];
+        if (order.length < count) order = new long[Integer.highestOneBit(count) << 1];
+        int i = 0;
+        for (int e = first[n]; e >= 0; e = entryNext[e]) order[i++] = ((long) (Integer.MAX_VALUE - rank[entryKey[e]]) << 32) | entryKey[e];
+        Arrays.sort(order, 0, count);
+        if (rec.length < 4 * count) rec = new byte[8 * count];
+        for (i = 0; i < count; i++) {
+          int k = (int) order[i];
+          rec[4 * i] = (byte) k;
+          rec[4 * i + 1] = (byte) (k >>> 8);
+          rec[4 * i + 2] = (byte) (k >>> 16);
+          rec[4 * i + 3] = (byte) (k >>> 24);
+        }
+        return rec;
+      }
+
+      private void growNames() {
+        int n = keyStart.length * 2;
+        keyStart = Arrays.copyOf(keyStart, n);
+        keyLength = Arrays.copyOf(keyLength, n);
+        hashes = Arrays.copyOf(hashes, n);
+        first = Arrays.copyOf(first, n);
+        last = Arrays.copyOf(last, n);
+        counts = Arrays.copyOf(counts, n);
+      }
+
+      private void rehash() {
+        int[] t = new int[table.length * 2];
+        int mask = t.length - 1;
+        for (int n = 0; n < names; n++) {
+          int i = hashes[n] & mask;
+          while (t[i] != 0) i = (i + 1) & mask;
+          t[i] = n + 1;
+        }
+        table = t;
+      }
     }
   }
 

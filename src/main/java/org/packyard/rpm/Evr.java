@@ -11,6 +11,16 @@ public record Evr(String epoch, String version, String release) implements Compa
 
   /** rpm's order; "newest" everywhere in Packyard means the maximum under this comparator. */
   public static final Comparator<Evr> RPM_ORDER = Evr::compareTo;
+  private static final String ZERO = "0";
+
+  /**
+   * {@code e}, with the one shared string for its epoch when it is "0": an index build keeps an
+   * Evr per package, and 75,000 copies of "0" were 3 MB of a 128 MB heap.
+   */
+  public static Evr sharingEpoch(Evr e) {
+    String epoch = e.epoch();
+    return ZERO.equals(epoch) && epoch != ZERO ? new Evr(ZERO, e.version(), e.release()) : e;
+  }
 
   /**
    * rpm's {@code rpmverCmp}: epochs (absent is "0") by rpmvercmp, then versions, then releases,

@@ -87,6 +87,9 @@ class DependencyListsTest {
   void dependencyLists_newestFirstByRpmOrder_oncePerEntry() throws Exception {
     try (SnapshotIndex index = build()) {
       assertThat(index.dir().resolve(IndexFiles.DEPS)).isRegularFile();
+      try (var files = Files.list(index.dir())) {
+        assertThat(files.map(f -> f.getFileName().toString())).as("temporary files left").noneMatch(n -> n.endsWith(".tmp"));
+      }
       assertAnswers(index);
     }
   }
@@ -101,6 +104,7 @@ class DependencyListsTest {
     Path dir = Files.createDirectories(tmp.resolve("wide-index"));
     IndexBuilder.build(dir, source(w.file("primary")), source(w.file("filelists")), source(w.file("other")), Runnable::run, Runnable::run, n -> {});
     try (SnapshotIndex index = SnapshotIndex.open(dir)) {
+      for (int i = 0; i < many.length; i += 997) assertThat(keys(index, DepKind.REQUIRES, "cap-" + i)).as("cap-" + i).containsExactly(1);
       assertThat(keys(index, DepKind.REQUIRES, "cap-0")).containsExactly(1);
       assertThat(keys(index, DepKind.REQUIRES, "cap-39999")).containsExactly(1);
       assertThat(keys(index, DepKind.REQUIRES, "cap-7")).containsExactly(1, 2);
