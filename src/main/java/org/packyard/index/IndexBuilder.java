@@ -40,8 +40,9 @@ import org.packyard.rpm.PrimaryParser;
 /**
  * Builds a snapshot index from primary, filelists and other XML: {@code index.sqlite} (packages
  * and their words, for search and listings), {@code deps.bin} (every dependency name to the
- * packages that have it) and the record files with the precomputed mdapi answers. The three documents are parsed concurrently, each streamed once, in bounded memory:
- * only a few small fields per package stay on the heap.
+ * packages that have it) and the record files with the precomputed mdapi answers. The three
+ * documents are parsed concurrently, each streamed once, in bounded memory: only a few small
+ * fields per package stay on the heap; the rest goes to files as it is read.
  */
 public final class IndexBuilder {
   private static final int BATCH = 2_000;
