@@ -39,11 +39,12 @@ row() { # FILE PREFIX [LABEL]
   row suite 'a 32 KiB package (req/s)' 'private repository / the same public (private, public, ratio): '
   row core '`/f75/requires/'
   row core '`/readyz` on `probes_listen`, p50 / p99 / max (ms) beside it'
-  row core 'same window, `/readyz` on the main listener'
+  row core 'that window, `/readyz` on the main listener'
   row core 'ingest primary+filelists+other'
   row core 'NDJSON stream'
   row mirror 'mirror 176 real packages'
   row mirror 'same: throttled answers'
+  row mirror 'same from a running `packyard serve`'
   row mirror 'mirror 75000 packages (immediate) with `-Xmx128m`'
 } > "$out"
 cat "$out"
