@@ -113,11 +113,14 @@ public final class Syncer implements AutoCloseable {
     this.meters = new SyncMeters(downloader.telemetry().registry(), clock);
     this.worker = vertx.createSharedWorkerExecutor("packyard-sync", 2, 6, TimeUnit.HOURS);
     AtomicInteger n = new AtomicInteger();
-    this.ingest = new ThreadPoolExecutor(2, 2, 1, TimeUnit.MINUTES, new ArrayBlockingQueue<>(16),
-        r -> BulkPriority.daemon(r, "packyard-ingest-" + n.incrementAndGet()));
+    this.ingest = ingestPool(r -> BulkPriority.daemon(r, "packyard-ingest-" + n.incrementAndGet()));
     // filelists and other: off an index build's critical path, so a step below it
-    this.ingestBackground = new ThreadPoolExecutor(2, 2, 1, TimeUnit.MINUTES, new ArrayBlockingQueue<>(16),
-        r -> BulkPriority.background(r, "packyard-ingest-bg-" + n.incrementAndGet()));
+    this.ingestBackground = ingestPool(r -> BulkPriority.background(r, "packyard-ingest-bg-" + n.incrementAndGet()));
+  }
+
+  /** Two threads and a bounded queue: index builds beyond it are refused, not queued without end. */
+  private static ExecutorService ingestPool(java.util.concurrent.ThreadFactory threads) {
+    return new ThreadPoolExecutor(2, 2, 1, TimeUnit.MINUTES, new ArrayBlockingQueue<>(16), threads);
   }
 
   /** Tells {@code listener} of every failed sync: the repository and the message (the change feed's sync.failed). */

@@ -58,12 +58,7 @@ public final class BulkPriority {
    * threads' nice value before it runs {@code r}.
    */
   public static Thread daemon(Runnable r, String name) {
-    Thread t = new Thread(() -> {
-      apply();
-      r.run();
-    }, name);
-    t.setDaemon(true);
-    return t;
+    return daemon(BulkPriority::apply, r, name);
   }
 
   /** How much lower (in nice steps) a {@link #background} thread runs than the bulk threads. */
@@ -77,11 +72,17 @@ public final class BulkPriority {
    * when the build ends. Where {@link #available} is false it is a plain daemon thread.
    */
   public static Thread background(Runnable r, String name) {
+    return daemon(() -> {
+      if (!available()) return;
+      int base = target != Integer.MIN_VALUE ? target : niceOfCurrentThread();
+      setNiceOfCurrentThread(Math.min(19, base + BACKGROUND));
+    }, r, name);
+  }
+
+  /** A daemon thread that runs {@code lower} (its own priority) and then {@code r}. */
+  private static Thread daemon(Runnable lower, Runnable r, String name) {
     Thread t = new Thread(() -> {
-      if (available()) {
-        int base = target != Integer.MIN_VALUE ? target : niceOfCurrentThread();
-        setNiceOfCurrentThread(Math.min(19, base + BACKGROUND));
-      }
+      lower.run();
       r.run();
     }, name);
     t.setDaemon(true);
