@@ -3,7 +3,7 @@ package org.packyard.index;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.IOException;
-import java.io.OutputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -34,29 +34,14 @@ final class JsonRecords {
    * written out without a copy of its own (copies of every record were a sixth of the bytes the
    * ingest allocated, in a JFR profile at 75,000 packages).
    */
-  static final class Bytes extends OutputStream {
-    private byte[] buf = new byte[1 << 14];
-    private int len;
-
-    @Override
-    public void write(int b) {
-      room(1);
-      buf[len++] = (byte) b;
+  static final class Bytes extends ByteArrayOutputStream {
+    Bytes() {
+      super(1 << 14);
     }
 
-    @Override
-    public void write(byte[] b, int off, int n) {
-      room(n);
-      System.arraycopy(b, off, buf, len, n);
-      len += n;
-    }
-
-    private void room(int n) {
-      if (len + n > buf.length) buf = java.util.Arrays.copyOf(buf, Math.max(buf.length * 2, len + n));
-    }
-
-    Bytes reset() {
-      len = 0;
+    /** Empties the buffer; returns it, to write on. */
+    Bytes clear() {
+      reset();
       return this;
     }
 
@@ -66,11 +51,7 @@ final class JsonRecords {
     }
 
     int length() {
-      return len;
-    }
-
-    byte[] toByteArray() {
-      return java.util.Arrays.copyOf(buf, len);
+      return count;
     }
   }
 
@@ -81,7 +62,7 @@ final class JsonRecords {
    * {@link #packageTail} for the package's source.
    */
   Bytes packageHead(PackageMeta p) {
-    buffer.reset();
+    buffer.clear();
     try (JsonGenerator g = JSON.createGenerator(buffer)) {
       g.disable(JsonGenerator.Feature.AUTO_CLOSE_JSON_CONTENT); // the tail closes the object
       g.writeStartObject();
@@ -115,7 +96,7 @@ final class JsonRecords {
 
   /** {@code ,"co-packages":[...],"repo":"} for the names built from one source rpm. */
   byte[] packageTail(List<String> coPackages) {
-    buffer.reset().write(CO_PACKAGES, 0, CO_PACKAGES.length);
+    buffer.clear().write(CO_PACKAGES, 0, CO_PACKAGES.length);
     try (JsonGenerator g = JSON.createGenerator(buffer)) {
       g.writeStartArray();
       for (String n : coPackages) g.writeString(n);
@@ -153,7 +134,7 @@ final class JsonRecords {
     }
     List<Map.Entry<String, StringBuilder[]>> sorted = new ArrayList<>(dirs.entrySet());
     sorted.sort((a, b) -> compareCodePoints(a.getValue()[0], b.getValue()[0]));
-    buffer.reset().write(FILES, 0, FILES.length);
+    buffer.clear().write(FILES, 0, FILES.length);
     try (JsonGenerator g = JSON.createGenerator(buffer)) {
       g.writeStartArray();
       for (Map.Entry<String, StringBuilder[]> e : sorted) {
@@ -175,7 +156,7 @@ final class JsonRecords {
   Bytes changelogs(List<ChangelogEntry> entries) {
     List<ChangelogEntry> sorted = new ArrayList<>(entries);
     sorted.sort((a, b) -> Long.compare(b.date(), a.date()));
-    buffer.reset().write(CHANGELOGS, 0, CHANGELOGS.length);
+    buffer.clear().write(CHANGELOGS, 0, CHANGELOGS.length);
     try (JsonGenerator g = JSON.createGenerator(buffer)) {
       g.writeStartArray();
       for (ChangelogEntry c : sorted) {
