@@ -480,10 +480,9 @@ public final class IndexBuilder {
       if (entry.length < keyBytes + 6) entry = Arrays.copyOf(entry, Math.max(entry.length * 2, keyBytes + 6));
     }
 
+    /** deps.bin's own hash of a key (its low 32 bits): partitions by the top bits, tables probe with the low ones. */
     private static int hash(byte[] b, int off, int len) {
-      int h = 1;
-      for (int i = off; i < off + len; i++) h = 31 * h + b[i];
-      return h ^ (h >>> 16);
+      return (int) RecordFile.hash(b, off, len);
     }
 
     /** Writes deps.bin: one record per kind and name, its package keys newest first in rpm's order. */
