@@ -547,7 +547,7 @@ public final class IndexBuilder {
       int[] entryKey = new int[1 << 14], entryNext = new int[1 << 14];
       int[] table = new int[1 << 13];
       private long[] order = new long[16];
-      private byte[] rec = new byte[64];
+      private ByteBuffer rec = ByteBuffer.allocate(64).order(java.nio.ByteOrder.LITTLE_ENDIAN);
 
       void group(byte[] data) {
         names = 0;
@@ -598,15 +598,10 @@ public final class IndexBuilder {
         int i = 0;
         for (int e = first[n]; e >= 0; e = entryNext[e]) order[i++] = ((long) (Integer.MAX_VALUE - rank[entryKey[e]]) << 32) | entryKey[e];
         Arrays.sort(order, 0, count);
-        if (rec.length < 4 * count) rec = new byte[8 * count];
-        for (i = 0; i < count; i++) {
-          int k = (int) order[i];
-          rec[4 * i] = (byte) k;
-          rec[4 * i + 1] = (byte) (k >>> 8);
-          rec[4 * i + 2] = (byte) (k >>> 16);
-          rec[4 * i + 3] = (byte) (k >>> 24);
-        }
-        return rec;
+        if (rec.capacity() < 4 * count) rec = ByteBuffer.allocate(8 * count).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        rec.clear();
+        for (i = 0; i < count; i++) rec.putInt((int) order[i]);
+        return rec.array();
       }
 
       private void growNames() {
