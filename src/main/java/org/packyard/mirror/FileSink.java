@@ -5,6 +5,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.WorkerExecutor;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.internal.buffer.BufferInternal;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -17,6 +18,10 @@ import java.util.ArrayDeque;
  * worker, never on the event loop. Chunks wait in a queue of at most {@link #HIGH_WATER} bytes:
  * when {@link #write} says it is full the caller pauses the source until {@link #whenDrained}.
  * Callbacks and the result come back on the event-loop context that made the sink.
+ *
+ * <p>A chunk is queued as the HTTP client delivered it, not copied again: Vert.x's client hands
+ * each chunk over as its own unpooled heap copy of what the socket read ({@code
+ * VertxHandler.safeBuffer}), which nothing else holds or reuses.
  */
 final class FileSink {
   static final int HIGH_WATER = 1 << 20;
@@ -27,7 +32,7 @@ final class FileSink {
   private final Path dest;
   private final Verifier verifier;
   private final Promise<String> finished = Promise.promise();
-  private final ArrayDeque<byte[]> pending = new ArrayDeque<>();
+  private final ArrayDeque<ByteBuffer> pending = new ArrayDeque<>();
   private long pendingBytes;
   private long received;
   private boolean draining;
@@ -48,10 +53,10 @@ final class FileSink {
   /** Queues a chunk; false when the queue is full and the source should pause. */
   synchronized boolean write(Buffer chunk) {
     if (aborted || ended) return true;
-    byte[] b = chunk.getBytes();
-    received += b.length;
+    ByteBuffer b = ((BufferInternal) chunk).getByteBuf().nioBuffer();
+    received += b.remaining();
     pending.add(b);
-    pendingBytes += b.length;
+    pendingBytes += b.remaining();
     startDrain();
     return pendingBytes < HIGH_WATER;
   }
@@ -100,7 +105,7 @@ final class FileSink {
 
   private void drain() {
     while (true) {
-      byte[] b;
+      ByteBuffer b;
       Runnable wake = null;
       boolean finish = false;
       synchronized (this) {
@@ -114,7 +119,7 @@ final class FileSink {
             return;
           }
         } else {
-          pendingBytes -= b.length;
+          pendingBytes -= b.remaining();
           if (onDrain != null && pendingBytes < LOW_WATER) {
             wake = onDrain;
             onDrain = null;
@@ -135,9 +140,9 @@ final class FileSink {
             channel = FileChannel.open(dest, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING,
                 StandardOpenOption.CREATE);
           }
-          ByteBuffer bb = ByteBuffer.wrap(b);
-          while (bb.hasRemaining()) channel.write(bb);
-          verifier.update(b, 0, b.length);
+          ByteBuffer w = b.duplicate();
+          while (w.hasRemaining()) channel.write(w);
+          verifier.update(b);
         } catch (IOException e) {
           error = e;
         }
