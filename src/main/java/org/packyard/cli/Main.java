@@ -15,6 +15,7 @@ import picocli.CommandLine.Command;
       SyncCommand.class,
       AdminCommand.class,
       BenchUpstreamCommand.class,
+      TrainCommand.class,
       BenchCommand.class,
       SynthCommand.class,
       TestCommand.class,
