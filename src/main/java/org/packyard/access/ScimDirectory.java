@@ -147,6 +147,7 @@ public final class ScimDirectory implements Directory {
     this.maxQueued = limits.maxQueued();
     this.limiter = new AdaptiveLimiter(hostOf(config.url()), config.maxConcurrency(), false, scheduler);
     HttpClientOptions o = new HttpClientOptions()
+        .setMetricsName("scim")
         .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, config.timeout().toMillis()))
         .setKeepAlive(true)
         .setKeepAliveTimeout(60)

@@ -54,6 +54,7 @@ public final class Upstreams implements AutoCloseable {
   private final WorkerExecutor io;
   private final org.packyard.observe.Telemetry telemetry;
   private final Map<ClientKey, HttpClient> clients = new ConcurrentHashMap<>();
+  private final java.util.concurrent.atomic.AtomicInteger clientCount = new java.util.concurrent.atomic.AtomicInteger();
 
   public Upstreams(Vertx vertx) {
     this(vertx, Timeouts.DEFAULT);
@@ -145,7 +146,10 @@ public final class Upstreams implements AutoCloseable {
   }
 
   private HttpClient newClient(ClientKey k) {
+    // the metrics name: "upstream", then "upstream-2", ... for each further transfer setup
+    int n = clientCount.incrementAndGet();
     HttpClientOptions o = new HttpClientOptions()
+        .setMetricsName(n == 1 ? "upstream" : "upstream-" + n)
         .setConnectTimeout((int) timeouts.connect().toMillis())
         .setKeepAlive(true)
         .setKeepAliveTimeout(60)

@@ -46,6 +46,19 @@ import org.packyard.Version;
  */
 public final class Telemetry implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(Telemetry.class.getName());
+  /**
+   * Micrometer's registry, kept at SEVERE: Vert.x's HTTP client metrics register their in-flight
+   * gauge again for every request (the gauges share one counter by id, so nothing is lost), and
+   * Micrometer warned of the second registration once per process: a WARNING in the log of every
+   * server mirroring over HTTP. Held here so that the level outlives garbage collection.
+   */
+  private static final Logger METER_REGISTRY = quiet("io.micrometer.core.instrument.MeterRegistry");
+
+  private static Logger quiet(String name) {
+    Logger l = Logger.getLogger(name);
+    l.setLevel(java.util.logging.Level.SEVERE);
+    return l;
+  }
   /** The instrumentation scope of every span Packyard makes. */
   public static final String SCOPE = "org.packyard";
   /** Packyard's defaults for the batch span processor, under the {@code OTEL_BSP_*} variables. */
@@ -151,10 +164,13 @@ public final class Telemetry implements AutoCloseable {
   /**
    * A Vert.x whose worker pools and HTTP clients report to {@link #registry()} (the HTTP server's
    * own request metrics are Packyard's {@code http.server.request.duration}, recorded once per
-   * request by {@link HttpObserver}).
+   * request by {@link HttpObserver}). Each HTTP client's meters carry its metrics name as
+   * {@code client_name} (upstream, webhooks, scim): without it the webhook deliveries were counted
+   * with the upstream requests.
    */
   public Vertx vertx(VertxOptions options) {
     MicrometerMetricsOptions metrics = new MicrometerMetricsOptions().setEnabled(true)
+        .addLabels(io.vertx.micrometer.Label.CLIENT_NAME)
         .addDisabledMetricsCategory(MetricsDomain.HTTP_SERVER)
         .addDisabledMetricsCategory(MetricsDomain.NET_SERVER)
         .addDisabledMetricsCategory(MetricsDomain.EVENT_BUS)

@@ -23,6 +23,7 @@ import org.packyard.config.Channel;
 import org.packyard.config.PackyardConfig;
 import org.packyard.config.Policy;
 import org.packyard.config.RepositoryConfig;
+import org.packyard.testkit.FakeUpstream;
 import org.packyard.testkit.RepoWriter;
 import org.packyard.testkit.RepoWriter.Pkg;
 import org.packyard.testkit.TestServer;
@@ -36,22 +37,66 @@ class MetricsTest {
   @TempDir static Path tmp;
   static Telemetry telemetry;
   static TestServer server;
+  static FakeUpstream http;
+  /** What Micrometer logged at WARNING or above while the server started, synced and answered. */
+  static final List<String> meterWarnings = new java.util.concurrent.CopyOnWriteArrayList<>();
+  static final java.util.logging.Logger MICROMETER = java.util.logging.Logger.getLogger("io.micrometer");
+  static final java.util.logging.Handler WARNINGS = new java.util.logging.Handler() {
+    @Override
+    public void publish(java.util.logging.LogRecord r) {
+      if (r.getLevel().intValue() >= java.util.logging.Level.WARNING.intValue()) meterWarnings.add(r.getMessage());
+    }
+
+    @Override
+    public void flush() {}
+
+    @Override
+    public void close() {}
+  };
 
   @BeforeAll
   static void start() throws Exception {
+    MICROMETER.addHandler(WARNINGS);
     Path up = tmp.resolve("up");
     new RepoWriter().packages(RepoWriter.pkgs(Pkg.of("bash", "5.2-1"), Pkg.of("zsh", "5.9-1"))).write(up);
+    http = FakeUpstream.start(up);
     telemetry = Telemetry.off();
     RepositoryConfig repo = new RepositoryConfig("f/41", up.toUri(), Policy.METADATA_ONLY, "f41", Channel.RELEASE, null, Access.PUBLIC);
-    server = TestServer.start(new PackyardConfig(new PackyardConfig.Listen("127.0.0.1", 0), tmp.resolve("data"), List.of(repo)),
+    // the same tree over HTTP: the upstream client's meters beside those of the server's other HTTP client (webhooks)
+    RepositoryConfig mirrored = new RepositoryConfig("mirrored", http.uri(), Policy.METADATA_ONLY, "mirrored", Channel.RELEASE, null,
+        Access.PUBLIC);
+    server = TestServer.start(new PackyardConfig(new PackyardConfig.Listen("127.0.0.1", 0), tmp.resolve("data"), List.of(repo, mirrored)),
         telemetry);
     server.syncAll();
   }
 
   @AfterAll
-  static void stop() {
+  static void stop() throws Exception {
+    MICROMETER.removeHandler(WARNINGS);
     if (server != null) server.close();
+    if (http != null) http.close();
     if (telemetry != null) telemetry.close();
+  }
+
+  /**
+   * The upstream HTTP client reports under its own {@code client_name} (the webhooks client's
+   * deliveries were counted with its requests), and a sync over HTTP leaves no warning from
+   * Micrometer in the log (Vert.x registers the in-flight gauge again for every request).
+   */
+  @Test
+  void metrics_upstreamHttpClient_reportsUnderItsOwnClientName() throws Exception {
+    JsonNode families = parse(server.get("/metrics").body(), "text");
+    double requests = 0;
+    for (JsonNode s : family(families, "vertx_http_client_requests").path("samples")) {
+      if (s.path("labels").path("client_name").asText().equals("upstream")) requests += s.path("value").asDouble();
+    }
+    assertThat(http.requests.get()).as("requests the upstream answered").isPositive();
+    assertThat(requests).as("requests of the upstream client").isGreaterThanOrEqualTo(http.requests.get());
+    List<String> gauges = new ArrayList<>();
+    family(families, "vertx_http_client_active_requests").path("samples")
+        .forEach(s -> gauges.add(s.path("labels").path("client_name").asText()));
+    assertThat(gauges).contains("upstream");
+    assertThat(meterWarnings).isEmpty();
   }
 
   @Test
