@@ -39,6 +39,7 @@ import org.packyard.mirror.AdaptiveLimiter;
 import org.packyard.testkit.FakeScheduler;
 import org.packyard.testkit.FakeScim;
 import org.packyard.testkit.FakeScim.Mode;
+import org.packyard.testkit.LogCapture;
 
 /**
  * A real SCIM directory on port 0 that answers, is slow, down or returns garbage; the timeouts,
@@ -53,18 +54,7 @@ class ScimDirectoryTest {
   final FakeScheduler time = FakeScheduler.manual();
   final List<LogRecord> logs = new CopyOnWriteArrayList<>();
   final Logger logger = Logger.getLogger(ScimDirectory.class.getName());
-  final Handler capture = new Handler() {
-    @Override
-    public void publish(LogRecord r) {
-      logs.add(r);
-    }
-
-    @Override
-    public void flush() {}
-
-    @Override
-    public void close() {}
-  };
+  final Handler capture = new LogCapture(logs::add);
   final List<AutoCloseable> closing = new ArrayList<>();
   Vertx vertx;
   FakeScim scim;

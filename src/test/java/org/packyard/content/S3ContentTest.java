@@ -14,7 +14,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.logging.Handler;
-import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -29,6 +28,7 @@ import org.packyard.config.Policy;
 import org.packyard.config.RepositoryConfig;
 import org.packyard.testkit.DnfInstall;
 import org.packyard.testkit.Exec;
+import org.packyard.testkit.LogCapture;
 import org.packyard.testkit.S3Proxy;
 import org.packyard.testkit.SampleRepo;
 import org.packyard.testkit.TestServer;
@@ -50,18 +50,7 @@ class S3ContentTest {
   S3Proxy s3;
   Path upstream;
   final ConcurrentLinkedQueue<String> logged = new ConcurrentLinkedQueue<>();
-  final Handler capture = new Handler() {
-    @Override
-    public void publish(LogRecord r) {
-      logged.add(r.getMessage() + (r.getThrown() != null ? " " + r.getThrown() : ""));
-    }
-
-    @Override
-    public void flush() {}
-
-    @Override
-    public void close() {}
-  };
+  final Handler capture = new LogCapture(r -> logged.add(r.getMessage() + (r.getThrown() != null ? " " + r.getThrown() : "")));
 
   @BeforeEach
   void start() throws Exception {

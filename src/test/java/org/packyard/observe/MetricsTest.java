@@ -24,6 +24,7 @@ import org.packyard.config.PackyardConfig;
 import org.packyard.config.Policy;
 import org.packyard.config.RepositoryConfig;
 import org.packyard.testkit.FakeUpstream;
+import org.packyard.testkit.LogCapture;
 import org.packyard.testkit.RepoWriter;
 import org.packyard.testkit.RepoWriter.Pkg;
 import org.packyard.testkit.TestServer;
@@ -41,18 +42,9 @@ class MetricsTest {
   /** What Micrometer logged at WARNING or above while the server started, synced and answered. */
   static final List<String> meterWarnings = new java.util.concurrent.CopyOnWriteArrayList<>();
   static final java.util.logging.Logger MICROMETER = java.util.logging.Logger.getLogger("io.micrometer");
-  static final java.util.logging.Handler WARNINGS = new java.util.logging.Handler() {
-    @Override
-    public void publish(java.util.logging.LogRecord r) {
-      if (r.getLevel().intValue() >= java.util.logging.Level.WARNING.intValue()) meterWarnings.add(r.getMessage());
-    }
-
-    @Override
-    public void flush() {}
-
-    @Override
-    public void close() {}
-  };
+  static final LogCapture WARNINGS = new LogCapture(r -> {
+    if (r.getLevel().intValue() >= java.util.logging.Level.WARNING.intValue()) meterWarnings.add(r.getMessage());
+  });
 
   @BeforeAll
   static void start() throws Exception {

@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.logging.Handler;
-import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -26,6 +25,7 @@ import org.packyard.config.Policy;
 import org.packyard.config.RepositoryConfig;
 import org.packyard.mirror.SyncResult;
 import org.packyard.testkit.FakeUpstream;
+import org.packyard.testkit.LogCapture;
 import org.packyard.testkit.OtlpReceiver;
 import org.packyard.testkit.OtlpReceiver.Received;
 import org.packyard.testkit.RepoWriter;
@@ -47,20 +47,8 @@ class TracingTest {
   static TestServer server;
   static final Logger SYNC_LOG = Logger.getLogger("org.packyard.mirror.Syncer");
   static final List<String> jsonLines = new CopyOnWriteArrayList<>();
-  static final Handler capture = new Handler() {
-    final java.util.logging.Formatter json = LogFormat.JSON.formatter();
-
-    @Override
-    public void publish(LogRecord r) {
-      jsonLines.add(json.format(r));
-    }
-
-    @Override
-    public void flush() {}
-
-    @Override
-    public void close() {}
-  };
+  static final java.util.logging.Formatter json = LogFormat.JSON.formatter();
+  static final Handler capture = new LogCapture(r -> jsonLines.add(json.format(r)));
 
   @BeforeAll
   static void start() throws Exception {

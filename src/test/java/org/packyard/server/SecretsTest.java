@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.logging.Handler;
 import java.util.logging.Level;
-import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import java.util.logging.SimpleFormatter;
 import org.junit.jupiter.api.AfterEach;
@@ -27,6 +26,7 @@ import org.packyard.config.Upstream;
 import org.packyard.store.StateStore;
 import org.packyard.testkit.FakeUpstream;
 import org.packyard.testkit.FakeUpstream.Fault;
+import org.packyard.testkit.LogCapture;
 import org.packyard.testkit.RepoWriter;
 import org.packyard.testkit.RepoWriter.Pkg;
 import org.packyard.testkit.TestServer;
@@ -47,22 +47,12 @@ class SecretsTest {
   TestServer server;
   String auth;
   final List<String> logged = new ArrayList<>();
-  final Handler capture = new Handler() {
-    final SimpleFormatter f = new SimpleFormatter();
-
-    @Override
-    public void publish(LogRecord r) {
-      synchronized (logged) {
-        logged.add(f.format(r)); // the message and, when there is one, the stack trace with every cause
-      }
+  final SimpleFormatter format = new SimpleFormatter();
+  final Handler capture = new LogCapture(r -> {
+    synchronized (logged) {
+      logged.add(format.format(r)); // the message and, when there is one, the stack trace with every cause
     }
-
-    @Override
-    public void flush() {}
-
-    @Override
-    public void close() {}
-  };
+  });
 
   @BeforeEach
   void start() throws Exception {
