@@ -7,6 +7,12 @@ import org.packyard.observe.LogFormat;
 
 /** Log records on stderr, one per line, as text or JSON ({@link LogFormat}). */
 final class Logging {
+  /**
+   * Netty's loggers, kept at WARNING. Held here: {@code java.util.logging} keeps a logger only
+   * weakly, and a level set on one that is collected before Netty asks for its loggers is lost.
+   */
+  private static final Logger NETTY = Logger.getLogger("io.netty");
+
   private Logging() {}
 
   static void configure() {
@@ -20,6 +26,6 @@ final class Logging {
     h.setFormatter(format.formatter());
     root.addHandler(h);
     root.setLevel(Level.INFO);
-    Logger.getLogger("io.netty").setLevel(Level.WARNING);
+    NETTY.setLevel(Level.WARNING);
   }
 }
