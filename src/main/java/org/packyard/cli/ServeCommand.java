@@ -82,15 +82,22 @@ final class ServeCommand implements Callable<Integer> {
     }
     server.startBackgroundSyncs();
     PackyardServer s = server;
+    java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
     Runnable stop = () -> {
+      if (!stopping.compareAndSet(false, true)) return; // the tests' stop, then the JVM's hook
+      long t0 = System.nanoTime();
+      String log = ServeCommand.class.getName();
+      Logging.atShutdown(log, "stopping: /readyz answers 503 (draining) while the listeners and stores close");
+      String outcome = "stopped";
       try {
         s.drain();
         s.stop().await(10, TimeUnit.SECONDS);
         vertx.close().await(10, TimeUnit.SECONDS);
         telemetry.close();
-      } catch (Exception ignored) {
-        // exiting anyway
+      } catch (Exception e) {
+        outcome = "stopped, not cleanly (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")";
       }
+      Logging.atShutdown(log, outcome + " in " + (System.nanoTime() - t0) / 1_000_000 + " ms");
     };
     stopper = stop;
     Runtime.getRuntime().addShutdownHook(new Thread(stop, "packyard-shutdown"));
