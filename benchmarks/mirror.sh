@@ -246,7 +246,7 @@ fi
     echo "| same, against \`dnf reposync\` (16 parallel downloads), net of start-up (s) | $(med "${pk_nets[@]}") | $(med "${rs_nets[@]}") (runs: ${rs_nets[*]}; files: ${rs_counts[*]}; whole command ${rs_walls[*]}) | dnf / Packyard = $(ratio "$(med "${rs_nets[@]}")" "$(med "${pk_nets[@]}")") (above 1: Packyard faster) | |"
     echo "| same from a running \`packyard serve\` (warm JVM): each round a new set of $real real packages, \`POST …:sync?wait=true\`, net (s), median of $rounds | $(med "${wm_nets[@]}") (runs: ${wm_nets[*]}; first package at ${wm_firsts[*]} s; throttled ${wm_429s[*]}) | ideal as above | $(med "${wm_ratios[@]}") of ideal (runs: ${wm_ratios[*]}) | ≤ 1.30 of ideal |"
   fi
-  [ "$big" -gt 0 ] && echo "| mirror $big packages (immediate) with \`-Xmx$heap\`: peak heap before a collection (MB) | $peak ($gcs collections, $full of them full, sync ${big_total} s, packages ${stored} s) | | | bounded |"
+  [ "$big" -gt 0 ] && echo "| mirror $big packages (immediate) with \`-Xmx$heap\`: peak heap before a collection (MB) | $peak ($gcs collections, $full of them full, sync ${big_total} s, packages ${stored} s) | | | ≤ 128 MB, the sync completing in that heap |"
   echo
   [ "$packages" -gt 0 ] && echo "Last download stats of the throttled run: \`$stats\`"
   if [ "$real" -gt 0 ]; then
