@@ -37,7 +37,8 @@ row() { # FILE PREFIX [LABEL]
   echo "| ${3:-}${r#| }"
 }
 {
-  echo "#### Issue 12 in one run ($(date -u +%Y-%m-%dT%H:%MZ))"
+  if [ "$table_only" = 0 ]; then echo "#### Issue 12 in one run ($(date -u +%Y-%m-%dT%H:%MZ))"
+  else echo "#### Issue 12's goals, gathered again ($(date -u +%Y-%m-%dT%H:%MZ))"; fi
   echo
   echo "Machine: $(machine | sed 's/, load average at start.*//')."
   if [ "$table_only" = 0 ]; then
