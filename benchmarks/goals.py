@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Issue 12's verdicts: reads performance.sh's table on stdin and writes it again with each goal
-cell ending in ": met" or ": missed by D" (D in the goal's own unit), and for a missed goal where
-BENCHMARKS.md explains the miss, where to read why. Rows whose goal cell already gives a verdict
-(the suite's) or has no goal pass through unchanged.
+cell ending in ": met" or ": **missed** by D" (D in the goal's own unit), and for a missed goal
+where BENCHMARKS.md explains the miss, where to read why. A row whose goal cell already gives a
+verdict (the suite's, from run.sh) keeps it, and gains the why when it is a miss; a row with no
+goal passes through unchanged.
 
    benchmarks/goals.py < table.md
 """
@@ -59,6 +60,8 @@ def verdict(cells):
         if prefix not in workload:
             continue
         because = f" (why: {why})" if why else ""
+        if "(why:" in goal:  # already given its verdict (the script ran on its own output)
+            return goal
         if measure is None or ": met" in goal or "missed" in goal:
             return goal + (because if "missed" in goal else "")
         goal = text or goal
