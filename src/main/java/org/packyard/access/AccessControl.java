@@ -281,6 +281,11 @@ public final class AccessControl implements AutoCloseable {
     };
   }
 
+  /** {@link #caller(RoutingContext)} for a user already authenticated elsewhere (a web session checked in the store). */
+  public Future<AccessStore.Caller> caller(Auth.User u) {
+    return directory.groups(u.user()).map(answer -> new AccessStore.Caller(u.user(), u.tokenId(), answer.groups()));
+  }
+
   /** Groups the external directory named lately, for suggestions (Packyard's own are in the model). */
   public Set<String> knownDirectoryGroups() {
     return directory.knownGroups();

@@ -88,6 +88,7 @@ public final class PackyardServer implements AutoCloseable {
         new FastPath("GET /repos/{name}/{file}", onDemandContent::serveFast));
     this.search = new PackageSearch(catalog, services.access);
     this.ui = new UiRoutes(services, readers, search, new AccessRoutes(services.access, readers, telemetry));
+    timers.add(vertx.setPeriodic(UiRoutes.cleanSessionsEveryMillis(), t -> ui.cleanSessions()));
   }
 
   /** Opens the stores, maps the published snapshots and starts listening. */

@@ -258,6 +258,7 @@ final class JdbcAccessStore implements AccessStore {
   public boolean revokeToken(String actor, String id) {
     return change(c -> {
       int n = update(c, "UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", clock.millis(), id);
+      update(c, "DELETE FROM web_sessions WHERE token_id = ?", id); // its web sessions end with it
       if (n > 0) audit(c, actor, "token.revoke", null, null, null, "token " + id);
       return n > 0;
     });

@@ -18,9 +18,9 @@ import org.packyard.config.StateConfig;
 /**
  * The state database as configured: the embedded SQLite file {@code data/state.db}, or a shared
  * PostgreSQL database. Opening it migrates the schema (under a lock; a newer schema is refused),
- * then gives the {@link StateStore} and the {@link AccessStore} on it and, on PostgreSQL, change
- * notifications from other replicas ({@code LISTEN/NOTIFY}) and whether the database is reachable.
- * This package is the only one that knows which database is in use.
+ * then gives the {@link StateStore}, the {@link AccessStore} and the {@link SessionStore} on it
+ * and, on PostgreSQL, change notifications from other replicas ({@code LISTEN/NOTIFY}) and
+ * whether the database is reachable. This package is the only one that knows which database is in use.
  *
  * <pre>{@code
  * try (StateDatabase db = StateDatabase.open(config.state(), config.data(), clock)) {
@@ -49,6 +49,7 @@ public final class StateDatabase implements AutoCloseable {
   private final JdbcStateStore state;
   private final JdbcAccessStore access;
   private final JdbcFeedStore feed;
+  private final JdbcSessionStore sessions;
   private final PgListener listener;
   private final Map<Topic, List<Consumer<String>>> subscribers = new ConcurrentHashMap<>();
 
@@ -58,6 +59,7 @@ public final class StateDatabase implements AutoCloseable {
     this.state = new JdbcStateStore(db);
     this.access = new JdbcAccessStore(db, clock, null);
     this.feed = new JdbcFeedStore(db);
+    this.sessions = new JdbcSessionStore(db, clock);
     if (db.dialect() == Db.Dialect.POSTGRESQL) {
       this.listener = new PgListener(config, List.of(Topic.SNAPSHOTS.channel, Topic.ACCESS.channel), this::dispatch, clock);
       db.reachableWhen(listener::up);
@@ -123,6 +125,11 @@ public final class StateDatabase implements AutoCloseable {
   /** The changes feed and webhook deliveries. */
   public FeedStore feed() {
     return feed;
+  }
+
+  /** The web application's sessions. */
+  public SessionStore sessions() {
+    return sessions;
   }
 
   /** {@code sqlite} or {@code postgresql://user@host:port/db} (no password). */

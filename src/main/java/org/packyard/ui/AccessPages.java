@@ -100,14 +100,20 @@ final class AccessPages {
       }
       String token = ctx.request().getFormAttribute("token");
       token = token == null ? "" : token.strip();
-      if (access.authenticate("Bearer " + token) instanceof AccessControl.Auth.User u) {
-        if (v.session() != null) web.sessions().end(v.session().id()); // a new id at every login
-        Sessions.Session s = web.sessions().start(u.user(), token, u.expiresAt());
+      if (!(access.authenticate("Bearer " + token) instanceof AccessControl.Auth.User u)) {
+        Web.send(ctx, 401, login(v, "That token is not valid (unknown, revoked or expired)."));
+        return;
+      }
+      // A new id at every login: the old session (if any) ends.
+      Future<Void> ended = v.session() != null ? web.sessions().end(v.session().id()) : Future.succeededFuture();
+      ended.compose(x -> web.sessions().start(u.user(), u.tokenId(), u.expiresAt())).onFailure(ctx::fail).onSuccess(s -> {
+        if (s == null) {
+          Web.send(ctx, 401, login(v, "That token is not valid (unknown, revoked or expired)."));
+          return;
+        }
         web.startSession(ctx, s);
         Web.seeOther(ctx, "/ui/");
-      } else {
-        Web.send(ctx, 401, login(v, "That token is not valid (unknown, revoked or expired)."));
-      }
+      });
     });
   }
 
@@ -115,11 +121,11 @@ final class AccessPages {
     web.visitor(ctx).map(v -> {
       Web.checkForm(ctx, v);
       return v;
-    }).onFailure(ctx::fail).onSuccess(v -> {
-      if (v.session() != null) web.sessions().end(v.session().id());
-      Web.clearSession(ctx);
-      Web.seeOther(ctx, "/ui/");
-    });
+    }).compose(v -> v.session() != null ? web.sessions().end(v.session().id()) : Future.<Void>succeededFuture())
+        .onFailure(ctx::fail).onSuccess(x -> {
+          Web.clearSession(ctx);
+          Web.seeOther(ctx, "/ui/");
+        });
   }
 
   /** Every repository the visitor may see and every folder above one, and {@code /}. */
@@ -203,7 +209,8 @@ final class AccessPages {
             e.getMessage(), List.of(), List.of()));
         return;
       }
-      access.caller(v.session() != null ? v.session().authorization() : ctx.request().getHeader("Authorization"))
+      (v.session() != null ? access.caller(new AccessControl.Auth.User(v.session().user(), v.session().tokenId(), v.session().expiresAt()))
+          : access.caller(ctx))
           .compose(caller -> api.apply(caller, c, create))
           .onFailure(ctx::fail)
           .onSuccess(r -> changed(ctx, v, c, create, r));
@@ -274,8 +281,7 @@ final class AccessPages {
   /** The visitor's tokens, newest first (blocking: reads the store). */
   private Buffer tokensPage(Web.Visitor v, String secret, String name, String notice) {
     Instant now = clock.instant();
-    String current = access.authenticate(v.session() == null ? null : v.session().authorization())
-        instanceof AccessControl.Auth.User u ? u.tokenId() : null;
+    String current = v.session() == null ? null : v.session().tokenId();
     List<Model.TokenRow> rows = new ArrayList<>();
     List<AccessData.TokenRecord> mine = new ArrayList<>();
     for (AccessData.TokenRecord t : access.store().load().tokens()) if (t.user().equals(v.user())) mine.add(t);

@@ -47,12 +47,22 @@ public final class UiRoutes {
   /** The web application over one server's services; {@code api} is the access API whose code the forms call. */
   public UiRoutes(Services services, ReaderPool readers, PackageSearch search, AccessRoutes api) {
     Clock clock = services.clock;
-    this.web = new Web(services.access, new Sessions(clock));
+    this.web = new Web(services.access, new Sessions(services.database.sessions(), readers, clock));
     SyncProgress progress = new SyncProgress(services.syncer, clock);
     services.syncer.observe(progress);
     this.browse = new BrowsePages(web, services, readers, search, progress);
     this.accessPages = new AccessPages(web, services, readers, api);
     this.files = loadStatic();
+  }
+
+  /** Deletes expired web sessions from the state store (bounded work; call periodically). */
+  public Future<Integer> cleanSessions() {
+    return web.sessions().clean();
+  }
+
+  /** How often {@link #cleanSessions} should run. */
+  public static long cleanSessionsEveryMillis() {
+    return Sessions.CLEAN_EVERY.toMillis();
   }
 
   private static Map<String, Buffer> loadStatic() {

@@ -61,19 +61,25 @@ final class Web {
   }
 
   /**
-   * Who is asking. A session whose token no longer authenticates (revoked, expired) is ended and
-   * the visitor is anonymous; without a session, the request's Authorization header counts.
+   * Who is asking. A session cookie names a session in the state store, live only while its token
+   * is valid and its user exists (the store checks both); a cookie that names no live session is
+   * cleared and the visitor is anonymous. Without a session, the request's Authorization header
+   * counts.
    */
   Future<Visitor> visitor(RoutingContext ctx) {
     Cookie c = ctx.request().getCookie(SESSION_COOKIE);
-    Sessions.Session s = c == null ? null : sessions.get(c.getValue());
-    if (s != null) {
-      if (access.authenticate(s.authorization()) instanceof AccessControl.Auth.User u && u.user().equals(s.user())) {
-        return access.subject(u).map(who -> new Visitor(who, s, s.csrf()));
+    if (c == null || c.getValue().isEmpty()) return withoutSession(ctx);
+    return sessions.get(c.getValue()).compose(s -> {
+      if (s == null) {
+        clearSession(ctx);
+        return withoutSession(ctx);
       }
-      sessions.end(s.id());
-      clearSession(ctx);
-    }
+      return access.subject(new AccessControl.Auth.User(s.user(), s.tokenId(), s.expiresAt()))
+          .map(who -> new Visitor(who, s, s.csrf()));
+    });
+  }
+
+  private Future<Visitor> withoutSession(RoutingContext ctx) {
     return access.subject(ctx).map(who -> new Visitor(who, null, anonymousCsrf(ctx)));
   }
 
@@ -92,8 +98,7 @@ final class Web {
   }
 
   void startSession(RoutingContext ctx, Sessions.Session s) {
-    long seconds = Math.max(1, s.expiresAt().getEpochSecond() - java.time.Instant.now().getEpochSecond());
-    ctx.response().addCookie(cookie(ctx, SESSION_COOKIE, s.id()).setMaxAge(seconds));
+    ctx.response().addCookie(cookie(ctx, SESSION_COOKIE, s.id()).setMaxAge(sessions.maxAgeSeconds(s)));
   }
 
   static void clearSession(RoutingContext ctx) {
