@@ -29,7 +29,8 @@ import org.eclipse.packager.rpm.deps.RpmDependencyFlags;
  * version and release, provides and requires among each other (a package only requires packages
  * planned before it, so every dependency resolves inside the set), a few files, a changelog and a
  * data file of deterministic bytes. The same seed, count and options give the same bytes on every
- * run: build time, file times and payload are fixed, nothing is taken from the clock.
+ * run: build time, file times, payload and each file's own mtime are fixed, nothing is taken from
+ * the clock.
  *
  * <p>Layout: {@code OUT/Packages/{first letter}/{name}-{version}-{release}.{arch}.rpm}, the
  * canonical location a hosted repository stores an upload under. No repodata is written.
@@ -263,6 +264,8 @@ public final class SynthRpms {
       });
       b.build();
     }
+    // createrepo_c records the file's mtime: a fixed one keeps its output reproducible too.
+    Files.setLastModifiedTime(out.resolve(p.path()), java.nio.file.attribute.FileTime.from(FILE_TIME));
   }
 
   private static void fileInfo(org.eclipse.packager.rpm.build.FileInformation f, short mode) {
