@@ -50,14 +50,13 @@ final class SynthCommand implements Callable<Integer> {
     long t0 = System.nanoTime();
     if (rpms) {
       int size = payloadSize == null ? DEFAULT_RPM_PAYLOAD : payloadSize;
-      SynthRpms synth;
+      SynthRpms.Result r;
       try {
-        synth = new SynthRpms(seed, compression, size);
+        r = new SynthRpms(seed, compression, size).write(out, packages);
       } catch (IllegalArgumentException e) {
         System.err.println("packyard: " + e.getMessage());
         return 2;
       }
-      SynthRpms.Result r = synth.write(out, packages);
       System.out.printf("wrote %,d RPMs to %s in %.1fs%n", r.packages().size(), out.resolve("Packages"),
           (System.nanoTime() - t0) / 1e9);
       return 0;

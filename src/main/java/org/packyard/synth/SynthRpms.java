@@ -33,7 +33,8 @@ import org.eclipse.packager.rpm.deps.RpmDependencyFlags;
  * the clock.
  *
  * <p>Layout: {@code OUT/Packages/{first letter}/{name}-{version}-{release}.{arch}.rpm}, the
- * canonical location a hosted repository stores an upload under. No repodata is written.
+ * canonical location a hosted repository stores an upload under. No repodata is written; an
+ * existing {@code OUT/Packages} is refused rather than mixed with.
  *
  * <pre>{@code
  * SynthRpms.Result r = new SynthRpms(41, "gz", 1024).write(Path.of("/tmp/rpms"), 100_000);
@@ -112,6 +113,10 @@ public final class SynthRpms {
   /** Plans {@code count} packages and writes them under {@code out}, on {@code threads} workers. */
   public Result write(Path out, int count) throws IOException {
     if (count < 1) throw new IllegalArgumentException("count must be at least 1, got: " + count);
+    // Packages left from another run would silently join this one's set.
+    if (Files.exists(out.resolve("Packages"))) {
+      throw new IllegalArgumentException(out.resolve("Packages") + " already exists: remove it or choose another OUT");
+    }
     List<Pkg> pkgs = plan(count);
     Set<Path> dirs = new HashSet<>();
     for (Pkg p : pkgs) {

@@ -96,6 +96,9 @@ class CliTest {
       assertThat(s.filter(p -> p.toString().endsWith(".rpm"))).hasSize(3);
     }
     assertThat(out.resolve("repodata")).doesNotExist();
+    Run again = run("synth", out.toString(), "--packages", "3", "--rpms");
+    assertThat(again.exit()).isEqualTo(2);
+    assertThat(again.err()).contains(out.resolve("Packages") + " already exists");
     Run bad = run("synth", tmp.resolve("bad").toString(), "--packages", "3", "--rpms", "--compression", "bz2");
     assertThat(bad.exit()).isEqualTo(2);
     assertThat(bad.err()).contains("gz, xz or zst", "bz2");
