@@ -87,6 +87,25 @@ class CliTest {
   }
 
   @Test
+  void synthRpms_writesThatManyRpmFiles_badCompressionIsExit2() throws Exception {
+    Path out = tmp.resolve("rpms");
+    Run r = run("synth", out.toString(), "--packages", "3", "--rpms");
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.out()).contains("wrote 3 RPMs");
+    try (var s = Files.walk(out.resolve("Packages"))) {
+      assertThat(s.filter(p -> p.toString().endsWith(".rpm"))).hasSize(3);
+    }
+    assertThat(out.resolve("repodata")).doesNotExist();
+    Run again = run("synth", out.toString(), "--packages", "3", "--rpms");
+    assertThat(again.exit()).isEqualTo(2);
+    assertThat(again.err()).contains(out.resolve("Packages") + " already exists");
+    Run bad = run("synth", tmp.resolve("bad").toString(), "--packages", "3", "--rpms", "--compression", "bz2");
+    assertThat(bad.exit()).isEqualTo(2);
+    assertThat(bad.err()).contains("gz, xz or zst", "bz2");
+    assertThat(run("synth", "--help").out()).contains("--rpms", "--packages 1000 --rpms");
+  }
+
+  @Test
   void serve_withoutConfig_servesTheBundledSample() throws Exception {
     Run r = run("serve", "--data", tmp.resolve("data").toString(), "--listen", "127.0.0.1:0");
     try {
