@@ -117,6 +117,7 @@ public final class Services implements AutoCloseable {
     feed.close();
     webhooks.close();
     database.close();
+    snapshots.close();
     blobs.close();
   }
 }
