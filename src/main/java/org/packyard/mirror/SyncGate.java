@@ -29,6 +29,11 @@ public interface SyncGate {
      * Never fails: a right that cannot be given up expires by itself.
      */
     Future<Void> leave();
+
+    /** Who holds the right (recorded with the sync run, to tell when its process is gone); null when nobody can tell. */
+    default String holder() {
+      return null;
+    }
   }
 
   /** Every sync runs here and publishes to the local snapshot store. */

@@ -187,7 +187,7 @@ public final class Syncer implements AutoCloseable {
   private Future<SyncResult> run(RepositoryConfig repo, SyncListener l, SyncGate.Pass pass) {
     long start = clock.millis();
     SyncTrace trace = SyncTrace.start(downloader.telemetry(), repo.name());
-    Future<Long> runId = blocking(() -> recordStart(repo.name()));
+    Future<Long> runId = blocking(() -> recordStart(repo.name(), pass.holder()));
     Future<SyncResult> result = runId
         .compose(id -> blocking(() -> snapshots.current(repo.name()).orElse(null)))
         .compose(current -> trace.phase("sync.repomd", p -> p.within(() -> downloader.mirrors(repo)).compose(set -> {
@@ -206,15 +206,17 @@ public final class Syncer implements AutoCloseable {
         }))
         .recover(e -> Future.failedFuture(e instanceof SyncException ? e
             : new SyncException(repo.name() + ": " + message(e), e)));
-    return result.andThen(ar -> {
+    return result.transform(ar -> {
       trace.end(ar.succeeded() ? ar.result().outcome().name().toLowerCase(java.util.Locale.ROOT) : "failed", ar.cause());
       if (ar.failed()) onFailure.accept(repo.name(), message(ar.cause()));
       meters.finished(repo.name(), ar.succeeded() ? ar.result().outcome().name().toLowerCase(java.util.Locale.ROOT) : "failed",
           clock.millis() - start);
-      runId.onSuccess(id -> blocking(() -> {
+      // Recorded before the lease is given up: a run left running after that is one whose process stopped.
+      Future<Void> recorded = runId.compose(id -> blocking(() -> {
         recordFinish(id, ar.succeeded() ? ar.result() : null, ar.failed() ? ar.cause().getMessage() : null);
         return null;
       }));
+      return recorded.transform(v -> ar.succeeded() ? Future.succeededFuture(ar.result()) : Future.<SyncResult>failedFuture(ar.cause()));
     });
   }
 
@@ -474,9 +476,9 @@ public final class Syncer implements AutoCloseable {
     blobs.commit(tmp, sha);
   }
 
-  private long recordStart(String repository) {
+  private long recordStart(String repository, String owner) {
     try {
-      return state.startSyncRun(repository, clock.instant());
+      return state.startSyncRun(repository, clock.instant(), owner);
     } catch (RuntimeException e) {
       LOG.log(Level.WARNING, "state store unavailable; sync of " + repository + " goes unrecorded: " + e.getMessage());
       return -1;

@@ -139,6 +139,11 @@ public final class SyncLeases implements SyncGate {
     }
 
     @Override
+    public String holder() {
+      return lease.holder();
+    }
+
+    @Override
     public Future<Void> leave() {
       vertx.cancelTimer(timer);
       return vertx.<Void>executeBlocking(() -> {

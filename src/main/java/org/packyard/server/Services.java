@@ -30,6 +30,7 @@ import org.packyard.store.StateStore;
  */
 public final class Services implements AutoCloseable {
   static final int KEEP_SNAPSHOTS = 3;
+  private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(Services.class.getName());
 
   public final PackyardConfig config;
   public final Clock clock;
@@ -49,6 +50,9 @@ public final class Services implements AutoCloseable {
   public final FeedStore feedStore;
   public final Webhooks webhooks;
   public final ChangeFeed feed;
+  private final Vertx vertx;
+  /** Closes sync runs whose process stopped, once their lease has expired (every lease length). */
+  private final long abandonedSweep;
 
   public Services(Vertx vertx, PackyardConfig config, Clock clock) throws IOException {
     this(vertx, config, clock, Telemetry.off());
@@ -56,6 +60,7 @@ public final class Services implements AutoCloseable {
 
   /** The stores and engines, traced and metered by {@code telemetry} (not closed with them). */
   public Services(Vertx vertx, PackyardConfig config, Clock clock, Telemetry telemetry) throws IOException {
+    this.vertx = vertx;
     this.config = config;
     this.telemetry = telemetry;
     this.clock = clock;
@@ -80,6 +85,26 @@ public final class Services implements AutoCloseable {
     database.onChange(StateDatabase.Topic.SNAPSHOTS, r -> shared.changed());
     snapshots.cleanStaging();
     blobs.cleanTemp();
+    closeAbandonedRuns();
+    this.abandonedSweep = vertx.setPeriodic(SyncLeases.Timing.DEFAULT.ttl().toMillis(),
+        t -> vertx.executeBlocking(() -> {
+          closeAbandonedRuns();
+          return null;
+        }, false));
+  }
+
+  /**
+   * Closes as failed the sync runs left running by processes that stopped (killed, or a replica
+   * that went away): those whose owner no longer holds the repository's lease. A run of a live
+   * process, this one's or another's, holds its lease and is left alone. Blocking.
+   */
+  private void closeAbandonedRuns() {
+    try {
+      int n = state.closeAbandonedRuns(clock.instant());
+      if (n > 0) LOG.info("closed " + n + " sync run(s) as failed: the process running them stopped");
+    } catch (RuntimeException e) {
+      LOG.warning("cannot close abandoned sync runs now: " + e.getMessage());
+    }
   }
 
   private static String replicaId() {
@@ -108,6 +133,7 @@ public final class Services implements AutoCloseable {
 
   @Override
   public void close() {
+    vertx.cancelTimer(abandonedSweep);
     shared.close();
     access.close();
     access.store().close();
@@ -117,6 +143,7 @@ public final class Services implements AutoCloseable {
     feed.close();
     webhooks.close();
     database.close();
+    snapshots.close();
     blobs.close();
   }
 }

@@ -32,7 +32,7 @@ final class BlobCache {
   private static final Pattern SHA256 = Pattern.compile("[0-9a-f]{64}");
 
   private final Path blobs;
-  private final Path tmp;
+  private final TempArea tmp;
   private final long maxBytes;
   private final LinkedHashMap<String, Long> sizes = new LinkedHashMap<>(1024, 0.75f, true);
   private long bytes;
@@ -42,10 +42,9 @@ final class BlobCache {
 
   BlobCache(Path dir, long maxBytes) throws IOException {
     this.blobs = dir.resolve("blobs");
-    this.tmp = dir.resolve("tmp");
     this.maxBytes = maxBytes;
     Files.createDirectories(blobs);
-    Files.createDirectories(tmp);
+    this.tmp = new TempArea(dir.resolve("tmp"));
     load();
   }
 
@@ -145,17 +144,21 @@ final class BlobCache {
   }
 
   Path newTempFile() throws IOException {
-    return Files.createTempFile(tmp, "dl-", ".part");
+    return tmp.newFile("dl-", ".part");
   }
 
   Path newTempDirectory() throws IOException {
-    return Files.createTempDirectory(tmp, "work-");
+    return tmp.newDirectory("work-");
   }
 
+  /** Removes temporaries left by processes that are gone (never a live one's). */
   void cleanTemp() throws IOException {
-    try (Stream<Path> s = Files.list(tmp)) {
-      for (Path p : (Iterable<Path>) s::iterator) SnapshotStore.deleteTree(p);
-    }
+    tmp.clean();
+  }
+
+  /** Removes this cache's own temporaries. */
+  void close() {
+    tmp.close();
   }
 
   synchronized BlobStore.CacheUse use() {

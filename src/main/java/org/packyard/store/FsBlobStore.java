@@ -17,15 +17,14 @@ public final class FsBlobStore implements BlobStore {
   private static final Pattern SHA256 = Pattern.compile("[0-9a-f]{64}");
 
   private final Path root;
-  private final Path tmp;
+  private final TempArea tmp;
   private final Path aliases;
 
   public FsBlobStore(Path dataDir) throws IOException {
     this.root = dataDir.resolve("blobs").resolve("sha256");
-    this.tmp = dataDir.resolve("blobs").resolve("tmp");
     this.aliases = dataDir.resolve("blobs").resolve("alias");
     Files.createDirectories(root);
-    Files.createDirectories(tmp);
+    this.tmp = new TempArea(dataDir.resolve("blobs").resolve("tmp"));
   }
 
   @Override
@@ -41,12 +40,12 @@ public final class FsBlobStore implements BlobStore {
 
   @Override
   public Path newTempFile() throws IOException {
-    return Files.createTempFile(tmp, "dl-", ".part");
+    return tmp.newFile("dl-", ".part");
   }
 
   @Override
   public Path newTempDirectory() throws IOException {
-    return Files.createTempDirectory(tmp, "work-");
+    return tmp.newDirectory("work-");
   }
 
   @Override
@@ -85,7 +84,7 @@ public final class FsBlobStore implements BlobStore {
     if (c.type().equals("sha256")) return;
     Path a = aliasPath(c);
     Files.createDirectories(a.getParent());
-    Path t = Files.createTempFile(tmp, "alias-", ".part");
+    Path t = tmp.newFile("alias-", ".part");
     Files.writeString(t, sha256);
     Files.move(t, a, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
   }
@@ -114,8 +113,11 @@ public final class FsBlobStore implements BlobStore {
 
   @Override
   public void cleanTemp() throws IOException {
-    try (var s = Files.list(tmp)) {
-      for (Path p : (Iterable<Path>) s::iterator) SnapshotStore.deleteTree(p);
-    }
+    tmp.clean();
+  }
+
+  @Override
+  public void close() {
+    tmp.close();
   }
 }

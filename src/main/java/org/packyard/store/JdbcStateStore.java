@@ -33,7 +33,7 @@ final class JdbcStateStore implements StateStore {
   }
 
   @Override
-  public long startSyncRun(String repository, Instant at) {
+  public long startSyncRun(String repository, Instant at, String owner) {
     return db.tx(c -> {
       try (PreparedStatement st = c.prepareStatement("UPDATE sync_runs SET outcome = 'failed', message = ?, finished_at = ?"
           + " WHERE repository = ? AND outcome = 'running'")) {
@@ -43,14 +43,33 @@ final class JdbcStateStore implements StateStore {
         st.executeUpdate();
       }
       try (PreparedStatement st = db.prepareInsert(c,
-          "INSERT INTO sync_runs (repository, started_at, outcome) VALUES (?, ?, 'running')")) {
+          "INSERT INTO sync_runs (repository, started_at, outcome, owner) VALUES (?, ?, 'running', ?)")) {
         st.setString(1, repository);
         st.setLong(2, at.toEpochMilli());
+        st.setString(3, owner);
         st.executeUpdate();
         try (ResultSet rs = st.getGeneratedKeys()) {
           rs.next();
           return rs.getLong(1);
         }
+      }
+    });
+  }
+
+  @Override
+  public int closeAbandonedRuns(Instant at) {
+    return db.tx(c -> {
+      long now = db.now(c);
+      // A live owner renews its lease; an unowned run (recorded before owners were) counts as live
+      // while anyone holds its repository's lease.
+      try (PreparedStatement st = c.prepareStatement("UPDATE sync_runs SET outcome = 'failed', message = ?, finished_at = ?"
+          + " WHERE outcome = 'running' AND NOT EXISTS (SELECT 1 FROM sync_leases l WHERE l.name = 'sync:' || sync_runs.repository"
+          + " AND (sync_runs.owner IS NULL OR l.holder = sync_runs.owner) AND l.released = ? AND l.expires_at > ?)")) {
+        st.setString(1, ABANDONED);
+        st.setLong(2, at.toEpochMilli());
+        st.setBoolean(3, false);
+        st.setLong(4, now);
+        return st.executeUpdate();
       }
     });
   }

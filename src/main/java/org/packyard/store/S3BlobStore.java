@@ -533,6 +533,7 @@ public final class S3BlobStore implements BlobStore {
     fetchers.shutdownNow();
     presigner.close();
     s3.close();
+    cache.close();
   }
 
   private static String md5(Path file, long offset, long len) throws IOException {

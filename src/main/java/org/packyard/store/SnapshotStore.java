@@ -27,13 +27,16 @@ import java.util.stream.Stream;
  * reader sees the old snapshot or the new one, never a mix, and a crash at any point leaves the
  * previous snapshot published.
  */
-public final class SnapshotStore {
+public final class SnapshotStore implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
   private static final DateTimeFormatter ID_TIME = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
 
   private final Path reposDir;
+  private final Path owners;
   private final int keep;
   private final Clock clock;
+  /** Names this instance's staging directories (taken at the first {@link #stage}), so others leave them alone. */
+  private Claim claim;
 
   /** A published snapshot: its directory and manifest. */
   public record Published(String repository, Path dir, Manifest manifest) {
@@ -56,6 +59,7 @@ public final class SnapshotStore {
   public SnapshotStore(Path dataDir, int keep, Clock clock) throws IOException {
     if (keep < 1) throw new IllegalArgumentException("keep < 1: " + keep);
     this.reposDir = dataDir.resolve("repos");
+    this.owners = dataDir.resolve("staging-owners");
     this.keep = keep;
     this.clock = clock;
     Files.createDirectories(reposDir);
@@ -118,8 +122,12 @@ public final class SnapshotStore {
     return JSON.readValue(json, Manifest.class);
   }
 
+  /**
+   * A new staging directory, {@code .staging-<owner>-<uuid>}: the owner is this instance's claim in
+   * {@code data/staging-owners}, so that {@link #cleanStaging} elsewhere knows it is in use.
+   */
   public Staging stage(String repository) throws IOException {
-    Path dir = snapshotsDir(repository).resolve(".staging-" + UUID.randomUUID());
+    Path dir = snapshotsDir(repository).resolve(".staging-" + claim().id() + "-" + UUID.randomUUID());
     Files.createDirectories(dir.resolve("index"));
     return new Staging(repository, dir);
   }
@@ -186,17 +194,57 @@ public final class SnapshotStore {
     return out;
   }
 
-  /** Deletes staging directories left behind by a process that died mid-sync. */
+  private synchronized Claim claim() throws IOException {
+    if (claim == null) claim = Claim.take(owners);
+    return claim;
+  }
+
+  /**
+   * Deletes staging directories left behind by a process that died mid-sync: those whose owner is
+   * gone, and unowned ones (an earlier version's) older than {@link Claim#STRAY_AGE}. A staging
+   * directory of a live process (a sync running beside this one) is left alone.
+   */
   public void cleanStaging() throws IOException {
+    java.util.Map<String, Boolean> gone = new java.util.HashMap<>();
     try (Stream<Path> repos = Files.list(reposDir)) {
       for (Path r : (Iterable<Path>) repos::iterator) {
         Path snaps = r.resolve("snapshots");
         if (!Files.isDirectory(snaps)) continue;
         try (Stream<Path> s = Files.list(snaps)) {
-          s.filter(p -> p.getFileName().toString().startsWith(".staging-")).forEach(SnapshotStore::deleteTree);
+          for (Path p : (Iterable<Path>) s::iterator) {
+            String name = p.getFileName().toString();
+            if (!name.startsWith(".staging-")) continue;
+            String owner = stagingOwner(name);
+            boolean left = owner == null ? Claim.old(p) : gone.computeIfAbsent(owner, this::ownerGone);
+            if (left) deleteTree(p);
+          }
         }
       }
     }
+    Claim.forgetGone(owners, this::ownerGone); // a missing claim counts as gone too
+  }
+
+  /** The owner id in {@code .staging-<owner>-<uuid>}, or null for an unowned (older) name. */
+  private static String stagingOwner(String name) {
+    String rest = name.substring(".staging-".length());
+    if (rest.length() < 37) return null;
+    String id = rest.substring(0, rest.length() - 37);
+    return rest.charAt(rest.length() - 37) == '-' && Claim.isId(id) ? id : null;
+  }
+
+  private boolean ownerGone(String id) {
+    try {
+      return Claim.gone(owners, id);
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /** Gives up this instance's claim on its staging directories (call once nothing is being staged). */
+  @Override
+  public synchronized void close() {
+    if (claim != null) claim.close();
+    claim = null;
   }
 
   private List<Path> snapshotDirs(String repository) throws IOException {

@@ -51,11 +51,25 @@ public interface StateStore extends AutoCloseable {
   boolean sharedAcrossDataDirectories();
 
   /**
-   * Records a run of {@code repository} starting at {@code at}. The caller holds the repository's
+   * Records a run of {@code repository} starting at {@code at}, run by {@code owner} (the holder of
+   * its lease, or null). The caller holds the repository's
    * sync lease, so a run of it still marked running belongs to a process that stopped (killed,
    * lost its lease): it is closed as failed, abandoned, in the same transaction.
    */
-  long startSyncRun(String repository, Instant at);
+  long startSyncRun(String repository, Instant at, String owner);
+
+  /** A run with no recorded owner (tools, tests): see {@link #startSyncRun(String, Instant, String)}. */
+  default long startSyncRun(String repository, Instant at) {
+    return startSyncRun(repository, at, null);
+  }
+
+  /**
+   * Closes as failed, abandoned, at {@code at}, every run still marked running whose owner is gone:
+   * the owner (the holder of the repository's sync lease when the run started) no longer holds that
+   * lease live, because its process stopped and the lease expired or another took it over. A run
+   * without an owner counts as live while anyone holds the lease. Returns how many were closed.
+   */
+  int closeAbandonedRuns(Instant at);
 
   void finishSyncRun(long id, String outcome, String snapshotId, String message, Instant at);
 

@@ -196,7 +196,9 @@ class ImmediateSyncTest {
     Future<SyncResult> running = first.syncer.sync(repo, SyncListener.NONE);
     // repomd.xml, 3 metadata files and 9 of the 10 packages are stored
     first.blobs.awaitCommits(13, Duration.ofSeconds(30));
-    Files.writeString(tmp.resolve("data/blobs/tmp/dl-999.part"), "half a package"); // a partial left behind
+    // a partial left behind by an earlier version (a killed process's own are TempOwnershipTest's)
+    Path left = Files.writeString(tmp.resolve("data/blobs/tmp/dl-999.part"), "half a package");
+    Files.setLastModifiedTime(left, java.nio.file.attribute.FileTime.from(java.time.Instant.now().minus(Duration.ofDays(2))));
     first.kill();
     assertThat(running.isComplete() && running.succeeded()).isFalse();
     assertThat(first.current("r")).isEmpty();

@@ -144,12 +144,15 @@ abstract class BlobStoreContract {
   }
 
   @Test
-  void cleanTemp_removesTemporaryFilesAndDirectories() throws Exception {
+  void cleanTemp_leavesTheTemporariesOfALiveStore_closeRemovesThem() throws Exception {
     BlobStore s = open();
     Path f = s.newTempFile();
     Path d = s.newTempDirectory();
     Files.writeString(d.resolve("x"), "x");
     s.cleanTemp();
+    assertThat(f).as("in use: only its owner, or anyone once the owner is gone, removes it").exists();
+    assertThat(d.resolve("x")).exists();
+    s.close();
     assertThat(f).doesNotExist();
     assertThat(d).doesNotExist();
   }

@@ -92,6 +92,47 @@ abstract class StateStoreContract {
   }
 
   @Test
+  void abandonedRuns_ownerNoLongerHoldsTheLease_closedAsFailed_liveOwnersRunsStay() {
+    state.acquireLease("sync:killed", "p1", Duration.ZERO); // its process stopped renewing: expired
+    long killed = state.startSyncRun("killed", Instant.ofEpochMilli(1_000), "p1");
+    state.acquireLease("sync:live", "p2", LONG);
+    long live = state.startSyncRun("live", Instant.ofEpochMilli(1_000), "p2");
+    state.acquireLease("sync:taken", "p3", Duration.ZERO);
+    long taken = state.startSyncRun("taken", Instant.ofEpochMilli(1_000), "p3");
+    state.acquireLease("sync:taken", "p4", LONG).orElseThrow(); // another replica took the lease over
+    long unowned = state.startSyncRun("unowned", Instant.ofEpochMilli(1_000), null);
+    state.acquireLease("sync:unowned-live", "p5", LONG);
+    long unownedLive = state.startSyncRun("unowned-live", Instant.ofEpochMilli(1_000), null);
+
+    assertThat(state.closeAbandonedRuns(Instant.ofEpochMilli(5_000))).isEqualTo(3);
+
+    for (long id : List.of(killed, taken, unowned)) {
+      StateStore.SyncRun r = run(id);
+      assertThat(r.outcome()).as("run %d", id).isEqualTo("failed");
+      assertThat(r.message()).startsWith("abandoned");
+      assertThat(r.finishedAt()).isEqualTo(Instant.ofEpochMilli(5_000));
+    }
+    assertThat(run(live).outcome()).as("its owner holds the lease: alive").isEqualTo("running");
+    assertThat(run(unownedLive).outcome()).as("someone holds its lease").isEqualTo("running");
+    assertThat(state.closeAbandonedRuns(Instant.ofEpochMilli(6_000))).as("nothing left to close").isZero();
+    state.finishSyncRun(live, "published", "snap", null, Instant.ofEpochMilli(7_000));
+    assertThat(run(live).outcome()).isEqualTo("published");
+  }
+
+  @Test
+  void abandonedRuns_aReleasedLease_isNoLongerLive() {
+    Lease l = state.acquireLease("sync:r", "p1", LONG).orElseThrow();
+    long id = state.startSyncRun("r", Instant.ofEpochMilli(1_000), "p1");
+    state.releaseLease(l);
+    assertThat(state.closeAbandonedRuns(Instant.ofEpochMilli(2_000))).isEqualTo(1);
+    assertThat(run(id).outcome()).isEqualTo("failed");
+  }
+
+  private StateStore.SyncRun run(long id) {
+    return state.syncRuns(null, 100).stream().filter(r -> r.id() == id).findFirst().orElseThrow();
+  }
+
+  @Test
   void lease_oneHolderAtATime_untilReleased() {
     Lease a = state.acquireLease("sync:r", "replica-a", LONG).orElseThrow();
     assertThat(state.acquireLease("sync:r", "replica-b", LONG)).isEmpty();
