@@ -171,6 +171,7 @@ public final class Downloader implements AutoCloseable {
   private MirrorSet build(RepositoryConfig repo, String source, List<URI> bases, Set<String> hashes) {
     List<MirrorSet.Mirror> mirrors = new ArrayList<>();
     for (URI base : bases) {
+      if (!repo.upstream().mirrors().contains(base)) upstreams.remember(base); // named by a list: its secret is not in the config
       Upstream u = upstreams.forMirror(base, repo.transfer());
       RetryPolicy policy = u.local() ? options.retry().once() : options.retry();
       mirrors.add(new MirrorSet.Mirror(base, u, host(u.host(), repo.transfer()), policy, (1L << 62) + mirrors.size()));

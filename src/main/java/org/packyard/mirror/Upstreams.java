@@ -23,6 +23,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.packyard.Version;
+import org.packyard.config.Redact;
 import org.packyard.config.RepositoryConfig;
 import org.packyard.config.Transfer;
 
@@ -55,6 +56,15 @@ public final class Upstreams implements AutoCloseable {
   private final org.packyard.observe.Telemetry telemetry;
   private final Map<ClientKey, HttpClient> clients = new ConcurrentHashMap<>();
   private final java.util.concurrent.atomic.AtomicInteger clientCount = new java.util.concurrent.atomic.AtomicInteger();
+  /** Mirror URLs with secrets that a list named, by their redacted form; in memory only, bounded. */
+  private final Map<String, URI> listedSecrets = java.util.Collections.synchronizedMap(
+      new java.util.LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, URI> eldest) {
+          return size() > MAX_LISTED_SECRETS;
+        }
+      });
+  static final int MAX_LISTED_SECRETS = 4096;
 
   public Upstreams(Vertx vertx) {
     this(vertx, Timeouts.DEFAULT);
@@ -131,6 +141,30 @@ public final class Upstreams implements AutoCloseable {
           "Basic " + Base64.getEncoder().encodeToString(user.getBytes(StandardCharsets.UTF_8)));
     }
     return o;
+  }
+
+  /**
+   * Keeps, in this process's memory only, a mirror URL that a metalink or mirrorlist named with a
+   * secret in it (user information or a query), so {@link #recall} can give it back for the
+   * {@link Redact#url redacted} form a snapshot records. Nothing is written anywhere.
+   */
+  void remember(URI listed) {
+    String redacted = Redact.url(listed);
+    if (!redacted.equals(listed.toString())) listedSecrets.put(redacted, listed);
+  }
+
+  /**
+   * The URL to reach for a mirror a snapshot recorded (redacted): a configured mirror whose
+   * redacted form it is, else one a list named in this process, else the recorded URL itself when
+   * nothing was redacted from it; null when its secret is known to neither (sync again).
+   */
+  public URI recall(String recorded, java.util.List<URI> configured) {
+    for (URI c : configured) if (Redact.url(c).equals(recorded) || c.toString().equals(recorded)) return c;
+    URI listed = listedSecrets.get(recorded);
+    if (listed != null) return listed;
+    URI u = URI.create(recorded);
+    boolean masked = (u.getRawUserInfo() != null || u.getRawQuery() != null) && recorded.contains(Redact.MASK);
+    return masked ? null : u; // a snapshot recorded before redaction holds the URL itself
   }
 
   /** The host key of an absolute URL, as {@link Upstream#host()} spells it. */

@@ -133,6 +133,7 @@ public final class FakeUpstream implements AutoCloseable {
   private volatile long latencyMs;
   private volatile int throttleAbove = Integer.MAX_VALUE;
   private volatile String retryAfter;
+  private volatile String requiredAuthorization;
   private HttpServer server;
   private boolean tls;
 
@@ -169,6 +170,13 @@ public final class FakeUpstream implements AutoCloseable {
   public FakeUpstream throttleAbove(int n, String retryAfter) {
     this.throttleAbove = n;
     this.retryAfter = retryAfter;
+    return this;
+  }
+
+  /** Answers 401 to every request without HTTP Basic credentials {@code user:password}. */
+  public FakeUpstream requireBasic(String user, String password) {
+    this.requiredAuthorization = "Basic " + java.util.Base64.getEncoder()
+        .encodeToString((user + ":" + password).getBytes(java.nio.charset.StandardCharsets.UTF_8));
     return this;
   }
 
@@ -235,6 +243,11 @@ public final class FakeUpstream implements AutoCloseable {
     if (auth != null) authorizations.add(auth);
     String tp = req.getHeader("traceparent");
     if (tp != null) traceparents.put(req.path(), tp);
+    String required = requiredAuthorization;
+    if (required != null && !required.equals(auth)) {
+      req.response().setStatusCode(401).putHeader("WWW-Authenticate", "Basic realm=\"fake\"").end();
+      return;
+    }
     if (serving.incrementAndGet() > throttleAbove) {
       serving.decrementAndGet();
       throttled.incrementAndGet();
