@@ -38,7 +38,7 @@ public final class ConfigLoader {
   private static final Set<String> TLS_KEYS = Set.of("cert", "key");
   private static final List<String> REPO_KEYS = List.of("name", "upstream", "metalink", "mirrorlist", "policy",
       "branch", "channel", "sync_every", "access", "include", "exclude", "arches", "retain", "max_concurrency",
-      "fixed_concurrency", "tls_ca_file", "tls_client_cert", "tls_client_key", "proxy",
+      "fixed_concurrency", "tls_ca_file", "tls_client_cert", "tls_client_key", "proxy", "allow_private_mirrors",
       "metadata_compression", "signing_key", "signing_passphrase_file", "package_keys");
   /** Read where it is used, not a setting of its own: the signing key's passphrase. */
   static final String SIGNING_PASSPHRASE = "PACKYARD_SIGNING_PASSPHRASE";
@@ -358,7 +358,7 @@ public final class ConfigLoader {
     if (mirrors.isEmpty() && metalink == null && mirrorlist == null) {
       throw new ConfigException(where + ": upstream is required (a URL or a list of mirror URLs), or metalink or mirrorlist");
     }
-    return new Upstream(mirrors, metalink, mirrorlist);
+    return new Upstream(mirrors, metalink, mirrorlist, bool(node, "allow_private_mirrors", where));
   }
 
   private static List<String> list(JsonNode node, String key, String where) {

@@ -5,14 +5,22 @@ import java.util.List;
 
 /**
  * Where a repository comes from: one or more mirror base URLs (tried fastest first, failing over
- * per file), or a metalink or mirrorlist URL that names them.
+ * per file), or a metalink or mirrorlist URL that names them. {@code allowPrivateMirrors} lets a
+ * remote list name loopback and private addresses (never link-local or metadata ones).
  */
-public record Upstream(List<URI> mirrors, URI metalink, URI mirrorlist) {
+public record Upstream(List<URI> mirrors, URI metalink, URI mirrorlist, boolean allowPrivateMirrors) {
   public Upstream {
     mirrors = mirrors == null ? List.of() : List.copyOf(mirrors);
     int sources = (mirrors.isEmpty() ? 0 : 1) + (metalink == null ? 0 : 1) + (mirrorlist == null ? 0 : 1);
     if (sources != 1) throw new ConfigException("give exactly one of upstream (a URL or a list of URLs), metalink or mirrorlist");
+    if (allowPrivateMirrors && !mirrors.isEmpty()) {
+      throw new ConfigException("allow_private_mirrors applies to a metalink or mirrorlist, not to upstream URLs (those are always allowed)");
+    }
     mirrors = mirrors.stream().map(Upstream::normalize).toList();
+  }
+
+  public Upstream(List<URI> mirrors, URI metalink, URI mirrorlist) {
+    this(mirrors, metalink, mirrorlist, false);
   }
 
   public static Upstream of(URI url) {

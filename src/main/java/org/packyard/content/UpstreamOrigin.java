@@ -39,18 +39,23 @@ final class UpstreamOrigin implements Origin {
   }
 
   /** The snapshot's mirrors; for a snapshot that did not record them, the configured URLs. */
-  static List<URI> bases(Served repository) {
-    return bases(repository.config().upstream(), repository.snapshot().manifest().mirrors());
+  private List<URI> bases(Served repository) {
+    org.packyard.config.Upstream configured = repository.config().upstream();
+    return bases(configured, repository.snapshot().manifest().mirrors(), r -> upstreams.recall(r, configured.mirrors()));
   }
 
   /**
    * The recorded mirrors, {@code file://} ones only when the configured upstream is itself local
    * (a snapshot recorded from a remote mirrorlist must never make a request read a local tree).
+   * A snapshot records them redacted: {@code recall} gives back the URL to reach (with the
+   * credentials from the config), or null for one whose secret is no longer known.
    */
-  static List<URI> bases(org.packyard.config.Upstream configured, List<String> recorded) {
+  static List<URI> bases(org.packyard.config.Upstream configured, List<String> recorded,
+      java.util.function.Function<String, URI> recall) {
     if (recorded == null || recorded.isEmpty()) return configured.mirrors();
     boolean local = configured.primary().getScheme().equals("file");
-    return recorded.stream().map(URI::create).filter(u -> local || !u.getScheme().equals("file")).toList();
+    return recorded.stream().map(recall).filter(java.util.Objects::nonNull)
+        .filter(u -> local || !u.getScheme().equals("file")).toList();
   }
 
   private Future<Response> attempt(Served repository, List<URI> bases, int i, String href, Throwable last) {

@@ -20,6 +20,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.packyard.config.Redact;
 import org.packyard.config.RepositoryConfig;
 import org.packyard.config.Transfer;
 import org.packyard.rpm.Checksum;
@@ -42,6 +43,7 @@ import org.packyard.store.BlobStore;
  * }</pre>
  */
 public final class Downloader implements AutoCloseable {
+  private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(Downloader.class.getName());
   static final String REPOMD = "repodata/repomd.xml";
   static final long MAX_REPOMD_BYTES = 32L << 20;
   static final long MAX_DOCUMENT_BYTES = 8L << 20;
@@ -141,10 +143,10 @@ public final class Downloader implements AutoCloseable {
   public Future<MirrorSet> mirrors(RepositoryConfig repo) {
     org.packyard.config.Upstream up = repo.upstream();
     Transfer t = repo.transfer();
-    if (!up.mirrors().isEmpty()) return blocking(() -> build(repo, up.toString(), up.mirrors(), Set.of()));
+    if (!up.mirrors().isEmpty()) return blocking(() -> build(repo, up.toString(), up.mirrors(), Set.of(), null));
     boolean metalink = up.metalink() != null;
     URI doc = metalink ? up.metalink() : up.mirrorlist();
-    String what = (metalink ? "metalink " : "mirrorlist ") + doc;
+    String what = (metalink ? "metalink " : "mirrorlist ") + Redact.url(doc);
     boolean local = doc.getScheme().equals("file"); // only a local list may name local trees
     Dispatcher.Host docHost = host(Upstreams.hostOf(doc), t);
     Retrier.Target target = new Retrier.Target() {
@@ -158,24 +160,84 @@ public final class Downloader implements AutoCloseable {
         return doc.getScheme().equals("file") ? options.retry().once() : options.retry();
       }
     };
-    return retrier.run(what, List.of(target), (x, lease) -> upstreams.fetchDocument(doc, t, MAX_DOCUMENT_BYTES, lease::responded))
-        .compose(bytes -> blocking(() -> {
+    return retrier.run(what, List.of(target), (x, lease) -> upstreams.fetchList(doc, t, MAX_DOCUMENT_BYTES, lease::responded))
+        .compose(d -> blocking(() -> {
+          ListOrigin origin = new ListOrigin(local ? null : d.from() != null ? MirrorAddresses.scope(d.from()) : scopeOf(doc),
+              up.allowPrivateMirrors());
           if (metalink) {
-            MirrorLists.Metalink m = MirrorLists.parseMetalink(bytes, doc.toString(), local);
-            return build(repo, what, m.mirrors(), m.repomdHashes());
+            MirrorLists.Metalink m = MirrorLists.parseMetalink(d.bytes(), doc.toString(), local);
+            return build(repo, what, m.mirrors(), m.repomdHashes(), origin);
           }
-          return build(repo, what, MirrorLists.parseMirrorlist(bytes, doc.toString(), local), Set.of());
+          return build(repo, what, MirrorLists.parseMirrorlist(d.bytes(), doc.toString(), local), Set.of(), origin);
         }));
   }
 
-  private MirrorSet build(RepositoryConfig repo, String source, List<URI> bases, Set<String> hashes) {
+  /** Where a metalink or mirrorlist came from ({@code from} null: a local file) and whether it may name private mirrors. */
+  private record ListOrigin(MirrorAddresses.Scope from, boolean allowPrivate) {}
+
+  /**
+   * The scope of a list read through a proxy (its server's address is the proxy's): the widest of
+   * its host's addresses, public when the name does not resolve here.
+   */
+  private MirrorAddresses.Scope scopeOf(URI doc) {
+    MirrorAddresses.Scope widest = MirrorAddresses.Scope.FORBIDDEN;
+    try {
+      for (java.net.InetAddress a : upstreams.resolve(doc.getHost())) {
+        MirrorAddresses.Scope s = MirrorAddresses.scope(a);
+        if (s.compareTo(widest) > 0) widest = s;
+      }
+    } catch (java.net.UnknownHostException e) {
+      return MirrorAddresses.Scope.PUBLIC;
+    }
+    return widest;
+  }
+
+  /**
+   * The mirror set of {@code bases}. Mirrors a remote list named ({@code origin} not null) are
+   * checked first: every address their host resolves to must be one {@link MirrorAddresses} allows,
+   * and their connections go to the address checked; a mirror that fails is skipped, with a log
+   * line saying why, and a list whose every mirror fails fails the sync.
+   */
+  private MirrorSet build(RepositoryConfig repo, String source, List<URI> bases, Set<String> hashes, ListOrigin origin) {
     List<MirrorSet.Mirror> mirrors = new ArrayList<>();
+    List<String> refused = new ArrayList<>();
     for (URI base : bases) {
-      Upstream u = upstreams.forMirror(base, repo.transfer());
+      java.net.InetAddress pinned = null;
+      if (origin != null && origin.from() != null && !base.getScheme().equals("file")) {
+        java.net.InetAddress[] addresses;
+        try {
+          addresses = upstreams.resolve(base.getHost());
+        } catch (java.net.UnknownHostException e) {
+          refused.add(skip(repo, source, base, "its host does not resolve"));
+          continue;
+        }
+        String why = null;
+        for (java.net.InetAddress a : addresses) {
+          why = MirrorAddresses.refusal(origin.from(), a, origin.allowPrivate());
+          if (why != null) break;
+        }
+        if (why != null || addresses.length == 0) {
+          refused.add(skip(repo, source, base, why != null ? "it resolves to " + why : "its host has no address"));
+          continue;
+        }
+        // Through a proxy the proxy connects (and resolves); directly, the checked address is the one used.
+        if (repo.transfer().proxy() == null) pinned = addresses[0];
+      }
+      if (!repo.upstream().mirrors().contains(base)) upstreams.remember(base); // named by a list: its secret is not in the config
+      Upstream u = upstreams.forMirror(base, repo.transfer(), pinned);
       RetryPolicy policy = u.local() ? options.retry().once() : options.retry();
       mirrors.add(new MirrorSet.Mirror(base, u, host(u.host(), repo.transfer()), policy, (1L << 62) + mirrors.size()));
     }
+    if (mirrors.isEmpty()) {
+      throw new UpstreamException(repo.name() + ": " + source + ": every mirror it names was refused: " + String.join("; ", refused));
+    }
     return new MirrorSet(repo.name(), source, repo.transfer(), mirrors, hashes);
+  }
+
+  private static String skip(RepositoryConfig repo, String source, URI base, String why) {
+    String line = "mirror " + Redact.url(base) + " refused: " + why;
+    LOG.warning(repo.name() + ": " + source + ": " + line + "; skipped");
+    return line;
   }
 
   private Dispatcher.Host host(String host, Transfer t) {

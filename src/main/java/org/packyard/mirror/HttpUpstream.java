@@ -9,6 +9,7 @@ import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.RequestOptions;
+import io.vertx.core.net.SocketAddress;
 import java.net.URI;
 import java.nio.file.Path;
 import org.packyard.config.Redact;
@@ -20,13 +21,20 @@ final class HttpUpstream implements Upstream {
   private final WorkerExecutor io;
   private final URI base;
   private final long idleTimeoutMs;
+  private final SocketAddress server;
 
-  HttpUpstream(Vertx vertx, HttpClient client, WorkerExecutor io, URI base, long idleTimeoutMs) {
+  /**
+   * {@code server}, when not null, is the checked address every connection goes to (the request
+   * still names {@code base}'s host, for the Host header, SNI and certificate checks), so a DNS
+   * answer that changes after the check cannot move the mirror.
+   */
+  HttpUpstream(Vertx vertx, HttpClient client, WorkerExecutor io, URI base, long idleTimeoutMs, SocketAddress server) {
     this.vertx = vertx;
     this.client = client;
     this.io = io;
     this.base = base;
     this.idleTimeoutMs = idleTimeoutMs;
+    this.server = server;
   }
 
   private String url(String href) {
@@ -40,7 +48,13 @@ final class HttpUpstream implements Upstream {
 
   /** GET {@code url}; succeeds with the paused response of a 200, fails with the status otherwise. */
   static Future<HttpClientResponse> get(HttpClient client, String url, long idleTimeoutMs, Runnable onResponse) {
+    return get(client, url, idleTimeoutMs, null, onResponse);
+  }
+
+  /** As {@link #get(HttpClient, String, long, Runnable)}, connecting to {@code server} when not null. */
+  static Future<HttpClientResponse> get(HttpClient client, String url, long idleTimeoutMs, SocketAddress server, Runnable onResponse) {
     RequestOptions opts = Upstreams.get(url, idleTimeoutMs);
+    if (server != null) opts.setServer(server);
     org.packyard.observe.Propagation.inject(opts);
     return client.request(opts)
         .compose(req -> req.send())
@@ -89,7 +103,7 @@ final class HttpUpstream implements Upstream {
   @Override
   public Future<byte[]> fetchBytes(String href, long maxBytes, Runnable onResponse) {
     String url = url(href);
-    return onContext(() -> get(client, url, idleTimeoutMs, onResponse).compose(resp -> readBody(resp, url, maxBytes)));
+    return onContext(() -> get(client, url, idleTimeoutMs, server, onResponse).compose(resp -> readBody(resp, url, maxBytes)));
   }
 
   /**
@@ -122,7 +136,7 @@ final class HttpUpstream implements Upstream {
   }
 
   private Future<String> downloadHere(String url, Path dest, Verifier verifier, Runnable onResponse, Runnable onReceived) {
-    return get(client, url, idleTimeoutMs, onResponse).compose(resp -> {
+    return get(client, url, idleTimeoutMs, server, onResponse).compose(resp -> {
       long expected = verifier.expectedSize();
       String len = resp.getHeader(HttpHeaders.CONTENT_LENGTH);
       if (len != null && expected >= 0 && parseLength(len) != expected) {

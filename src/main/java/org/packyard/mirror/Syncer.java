@@ -433,11 +433,14 @@ public final class Syncer implements AutoCloseable {
     return fetchPackages(repo, set, current.indexDir(), l, p);
   }
 
-  /** The mirrors' base URLs, the one whose repomd.xml was chosen first, then as they ranked. */
+  /**
+   * The mirrors' base URLs, the one whose repomd.xml was chosen first, then as they ranked;
+   * {@link Redact redacted}, as everything stored is: a password or token stays in the config.
+   */
   private static List<String> mirrorOrder(MirrorSet set, Downloader.ChosenRepomd chosen) {
     List<String> out = new ArrayList<>();
-    out.add(chosen.mirror().base().toString());
-    for (MirrorSet.Mirror m : set.ranked()) if (m != chosen.mirror()) out.add(m.base().toString());
+    out.add(Redact.url(chosen.mirror().base()));
+    for (MirrorSet.Mirror m : set.ranked()) if (m != chosen.mirror()) out.add(Redact.url(m.base()));
     return out;
   }
 

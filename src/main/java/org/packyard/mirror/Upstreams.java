@@ -13,7 +13,11 @@ import io.vertx.core.net.ProxyType;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
+import io.vertx.core.net.SocketAddress;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.URI;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.nio.file.Files;
@@ -23,6 +27,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.packyard.Version;
+import org.packyard.config.Redact;
 import org.packyard.config.RepositoryConfig;
 import org.packyard.config.Transfer;
 
@@ -55,6 +60,15 @@ public final class Upstreams implements AutoCloseable {
   private final org.packyard.observe.Telemetry telemetry;
   private final Map<ClientKey, HttpClient> clients = new ConcurrentHashMap<>();
   private final java.util.concurrent.atomic.AtomicInteger clientCount = new java.util.concurrent.atomic.AtomicInteger();
+  /** Mirror URLs with secrets that a list named, by their redacted form; in memory only, bounded. */
+  private final Map<String, URI> listedSecrets = java.util.Collections.synchronizedMap(
+      new java.util.LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, URI> eldest) {
+          return size() > MAX_LISTED_SECRETS;
+        }
+      });
+  static final int MAX_LISTED_SECRETS = 4096;
 
   public Upstreams(Vertx vertx) {
     this(vertx, Timeouts.DEFAULT);
@@ -89,11 +103,68 @@ public final class Upstreams implements AutoCloseable {
 
   /** The upstream at mirror base URL {@code base}, reached as {@code transfer} says. May read PEM files. */
   public Upstream forMirror(URI base, Transfer transfer) {
+    return forMirror(base, transfer, null);
+  }
+
+  /**
+   * As {@link #forMirror(URI, Transfer)}; an http(s) mirror's connections go to {@code address}
+   * when it is not null (an address checked by {@link MirrorAddresses}), whatever DNS says later.
+   */
+  Upstream forMirror(URI base, Transfer transfer, InetAddress address) {
     return switch (base.getScheme()) {
       case "file" -> new FileUpstream(vertx, base);
-      case "http", "https" -> new HttpUpstream(vertx, client(transfer), io, base, timeouts.idle().toMillis());
+      case "http", "https" -> new HttpUpstream(vertx, client(transfer), io, base, timeouts.idle().toMillis(),
+          address == null ? null : SocketAddress.inetSocketAddress(new InetSocketAddress(address, port(base))));
       default -> throw new UpstreamException("unsupported upstream scheme: " + base);
     };
+  }
+
+  /** Resolves a host name to all its addresses; blocking. */
+  @FunctionalInterface
+  interface Resolver {
+    InetAddress[] resolve(String host) throws UnknownHostException;
+  }
+
+  private volatile Resolver resolver = InetAddress::getAllByName;
+
+  /** Every address of {@code host} (blocking: call off the event loop). */
+  InetAddress[] resolve(String host) throws UnknownHostException {
+    return resolver.resolve(host);
+  }
+
+  /** Resolves names with {@code r} from now on (a test names hosts that no DNS knows). */
+  void resolver(Resolver r) {
+    this.resolver = r;
+  }
+
+  /** A metalink or mirrorlist's bytes, and the address they came from (null: a local file, or read through a proxy). */
+  record Document(byte[] bytes, InetAddress from) {}
+
+  /** Reads a metalink or mirrorlist, noting the address of the server that answered. */
+  Future<Document> fetchList(URI url, Transfer transfer, long maxBytes, Runnable onResponse) {
+    if (url.getScheme().equals("file")) return fetchDocument(url, transfer, maxBytes, onResponse).map(b -> new Document(b, null));
+    String u = url.toString();
+    return HttpUpstream.get(client(transfer), u, timeouts.idle().toMillis(), onResponse).compose(resp -> {
+      InetAddress from = null;
+      if (transfer.proxy() == null) {
+        SocketAddress remote = resp.request().connection().remoteAddress();
+        from = remote == null || remote.hostAddress() == null ? null : literal(remote.hostAddress());
+      }
+      InetAddress answered = from;
+      return HttpUpstream.readBody(resp, u, maxBytes).map(b -> new Document(b, answered));
+    });
+  }
+
+  private static InetAddress literal(String ip) {
+    try {
+      return InetAddress.getByName(ip); // a literal address: no lookup
+    } catch (UnknownHostException e) {
+      return null;
+    }
+  }
+
+  static int port(URI u) {
+    return u.getPort() > 0 ? u.getPort() : u.getScheme().equals("https") ? 443 : 80;
   }
 
   /** Reads a small document at an absolute URL (a metalink or mirrorlist), query string and all. */
@@ -131,6 +202,30 @@ public final class Upstreams implements AutoCloseable {
           "Basic " + Base64.getEncoder().encodeToString(user.getBytes(StandardCharsets.UTF_8)));
     }
     return o;
+  }
+
+  /**
+   * Keeps, in this process's memory only, a mirror URL that a metalink or mirrorlist named with a
+   * secret in it (user information or a query), so {@link #recall} can give it back for the
+   * {@link Redact#url redacted} form a snapshot records. Nothing is written anywhere.
+   */
+  void remember(URI listed) {
+    String redacted = Redact.url(listed);
+    if (!redacted.equals(listed.toString())) listedSecrets.put(redacted, listed);
+  }
+
+  /**
+   * The URL to reach for a mirror a snapshot recorded (redacted): a configured mirror whose
+   * redacted form it is, else one a list named in this process, else the recorded URL itself when
+   * nothing was redacted from it; null when its secret is known to neither (sync again).
+   */
+  public URI recall(String recorded, java.util.List<URI> configured) {
+    for (URI c : configured) if (Redact.url(c).equals(recorded) || c.toString().equals(recorded)) return c;
+    URI listed = listedSecrets.get(recorded);
+    if (listed != null) return listed;
+    URI u = URI.create(recorded);
+    boolean masked = (u.getRawUserInfo() != null || u.getRawQuery() != null) && recorded.contains(Redact.MASK);
+    return masked ? null : u; // a snapshot recorded before redaction holds the URL itself
   }
 
   /** The host key of an absolute URL, as {@link Upstream#host()} spells it. */

@@ -86,6 +86,22 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void allowPrivateMirrors_offByDefault_aBooleanForAListOnly() throws Exception {
+    Path f = tmp.resolve("p.yaml");
+    java.nio.file.Files.writeString(f, "repositories:\n  - name: a\n    mirrorlist: https://m.example/list\n"
+        + "  - name: b\n    mirrorlist: https://m.example/list\n    allow_private_mirrors: true\n");
+    PackyardConfig c = ConfigLoader.load(f, Map.of());
+    assertThat(c.repository("a").upstream().allowPrivateMirrors()).isFalse();
+    assertThat(c.repository("b").upstream().allowPrivateMirrors()).isTrue();
+    assertThat(ConfigLoader.load(f, Map.of("PACKYARD_REPOSITORIES_0_ALLOW_PRIVATE_MIRRORS", "true")).repository("a")
+        .upstream().allowPrivateMirrors()).isTrue();
+    assertRefused("repositories:\n  - name: a\n    metalink: https://m/\n    allow_private_mirrors: maybe\n",
+        "allow_private_mirrors must be true or false", "maybe");
+    assertRefused("repositories:\n  - name: a\n    upstream: https://m/\n    allow_private_mirrors: true\n",
+        "allow_private_mirrors applies to a metalink or mirrorlist");
+  }
+
+  @Test
   void load_defaults() {
     PackyardConfig c = ConfigLoader.load(null, Map.of());
     assertThat(c.listen().toString()).isEqualTo("127.0.0.1:8080");

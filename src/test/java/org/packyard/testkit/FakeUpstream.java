@@ -133,8 +133,12 @@ public final class FakeUpstream implements AutoCloseable {
   private volatile long latencyMs;
   private volatile int throttleAbove = Integer.MAX_VALUE;
   private volatile String retryAfter;
+  private volatile String requiredAuthorization;
   private HttpServer server;
   private boolean tls;
+  private String address;
+  /** The Host header of every request. */
+  public final List<String> hosts = new CopyOnWriteArrayList<>();
 
   private FakeUpstream() {}
 
@@ -144,10 +148,20 @@ public final class FakeUpstream implements AutoCloseable {
 
   /** Starts with server options, for TLS ({@code setSsl}, key/cert, client auth). */
   public static FakeUpstream start(Path root, HttpServerOptions options) throws Exception {
+    return start(root, options, "127.0.0.1");
+  }
+
+  /** Starts on loopback address {@code address} (on Linux all of 127.0.0.0/8 is loopback). */
+  public static FakeUpstream startOn(Path root, String address) throws Exception {
+    return start(root, new HttpServerOptions(), address);
+  }
+
+  private static FakeUpstream start(Path root, HttpServerOptions options, String address) throws Exception {
     FakeUpstream f = new FakeUpstream();
     f.root = root;
     f.tls = options.isSsl();
-    f.server = f.vertx.createHttpServer(options.setPort(0).setHost("127.0.0.1"))
+    f.address = address;
+    f.server = f.vertx.createHttpServer(options.setPort(0).setHost(address))
         .requestHandler(f::handle)
         .listen().await(10, TimeUnit.SECONDS);
     return f;
@@ -169,6 +183,13 @@ public final class FakeUpstream implements AutoCloseable {
   public FakeUpstream throttleAbove(int n, String retryAfter) {
     this.throttleAbove = n;
     this.retryAfter = retryAfter;
+    return this;
+  }
+
+  /** Answers 401 to every request without HTTP Basic credentials {@code user:password}. */
+  public FakeUpstream requireBasic(String user, String password) {
+    this.requiredAuthorization = "Basic " + java.util.Base64.getEncoder()
+        .encodeToString((user + ":" + password).getBytes(java.nio.charset.StandardCharsets.UTF_8));
     return this;
   }
 
@@ -219,7 +240,7 @@ public final class FakeUpstream implements AutoCloseable {
   }
 
   public URI uri() {
-    return URI.create((tls ? "https" : "http") + "://127.0.0.1:" + server.actualPort() + "/");
+    return URI.create((tls ? "https" : "http") + "://" + address + ":" + server.actualPort() + "/");
   }
 
   public int port() {
@@ -233,8 +254,15 @@ public final class FakeUpstream implements AutoCloseable {
     if (ua != null) userAgents.add(ua);
     String auth = req.getHeader("Authorization");
     if (auth != null) authorizations.add(auth);
+    String host = req.getHeader("Host");
+    if (host != null) hosts.add(host);
     String tp = req.getHeader("traceparent");
     if (tp != null) traceparents.put(req.path(), tp);
+    String required = requiredAuthorization;
+    if (required != null && !required.equals(auth)) {
+      req.response().setStatusCode(401).putHeader("WWW-Authenticate", "Basic realm=\"fake\"").end();
+      return;
+    }
     if (serving.incrementAndGet() > throttleAbove) {
       serving.decrementAndGet();
       throttled.incrementAndGet();
