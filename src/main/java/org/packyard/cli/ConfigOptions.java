@@ -9,7 +9,7 @@ import picocli.CommandLine.Option;
 
 /** --config, --listen and --data, shared by the commands that read a configuration. */
 final class ConfigOptions {
-  @Option(names = "--config", paramLabel = "FILE", description = "YAML configuration (see README).")
+  @Option(names = "--config", paramLabel = "FILE", description = "YAML configuration (see docs/configuration.md).")
   Path config;
 
   @Option(names = "--listen", paramLabel = "HOST:PORT", description = "Overrides listen (default 127.0.0.1:8080).")

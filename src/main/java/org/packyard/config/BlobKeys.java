@@ -13,8 +13,8 @@ import java.util.Set;
  */
 final class BlobKeys {
   static final Set<String> ENV = Set.of("blobs", "blobs_url", "blobs_serve", "cache_dir", "cache_max_size");
-  private static final Set<String> BLOBS_KEYS = Set.of("url", "serve");
-  private static final Set<String> CACHE_KEYS = Set.of("dir", "max_size");
+  static final Set<String> BLOBS_KEYS = Set.of("url", "serve");
+  static final Set<String> CACHE_KEYS = Set.of("dir", "max_size");
 
   private BlobKeys() {}
 

@@ -13,12 +13,15 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.SortedSet;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * Reads the YAML configuration, then applies {@code PACKYARD_*} environment variables over it:
@@ -45,6 +48,24 @@ public final class ConfigLoader {
   private static final YAMLMapper YAML = new YAMLMapper();
 
   private ConfigLoader() {}
+
+  /**
+   * Every key the loader accepts, as dotted paths: {@code listen}, {@code state.url},
+   * {@code repositories[].upstream}, {@code webhooks[].events}. A key that takes a scalar or a
+   * mapping ({@code state}, {@code blobs}) is listed both as itself and with its mapping's keys.
+   * The configuration reference (docs/configuration.md) is tested against this set.
+   */
+  static SortedSet<String> knownKeys() {
+    SortedSet<String> keys = new TreeSet<>(TOP_KEYS);
+    REPO_KEYS.forEach(k -> keys.add("repositories[]." + k));
+    STATE_KEYS.forEach(k -> keys.add("state." + k));
+    DIRECTORY_KEYS.forEach(k -> keys.add("directory." + k));
+    TLS_KEYS.forEach(k -> keys.add("tls." + k));
+    BlobKeys.BLOBS_KEYS.forEach(k -> keys.add("blobs." + k));
+    BlobKeys.CACHE_KEYS.forEach(k -> keys.add("cache." + k));
+    ObserveConfig.WEBHOOK_KEYS.forEach(k -> keys.add("webhooks[]." + k));
+    return Collections.unmodifiableSortedSet(keys);
+  }
 
   /** Loads {@code file} (may be null: defaults only) with {@code env} applied over it. */
   public static PackyardConfig load(Path file, Map<String, String> env) {
