@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Core benchmarks (issue: core): ingest versus sqliterepo_c, /pkg versus nginx serving the same
+# Core benchmarks: ingest versus sqliterepo_c, /pkg versus nginx serving the same
 # bytes, /readyz under a saturated API, the NDJSON stream. Side by side in one run, as ratios.
 #
 #   benchmarks/core.sh [--packages N] [--rounds R] [--seconds S] [--out FILE]
@@ -92,7 +92,7 @@ rm -rf "$work/www" && mkdir -p "$work/www/f75/pkg"
 awk -v dir="$work/www/f75/pkg" '{
   if (match($0, /^\{"name":"[^"]*"/)) { n = substr($0, 10, RLENGTH - 10); printf "%s", $0 > (dir "/" n); close(dir "/" n); print n > "/dev/stderr" }
 }' "$work/all.ndjson" 2> "$work/names.txt"
-# /pkg asks for 2,000 of them (every 37th name, as benchmarks/run.sh and the issue): all 75,000
+# /pkg asks for 2,000 of them (every 37th name, as benchmarks/run.sh does): all 75,000
 # would thrash nginx's open_file_cache, which the open-file limit here caps below that.
 awk '(NR - 1) % 37 == 0 && n < 2000 {print; n++}' "$work/names.txt" > "$work/pkg-names.txt"
 sample=$(sed -n 7p "$work/pkg-names.txt")
@@ -123,7 +123,7 @@ for r in $(seq "$rounds"); do
 done
 
 # ---------------------------------------------------------------- readyz under load
-# The issue's workload: 200 connections on a dependency answer of a few hundred packages (as
+# The goal's workload: 200 connections on a dependency answer of a few hundred packages (as
 # lib(perl) on Fedora; here the requirement synth gives one package in 160), about 700 answers/s
 # on a quiet 2-core machine. In each round the heavy route runs alone and with a probe beside it
 # (in turn, alone first in odd rounds), so its own throughput is compared with and without

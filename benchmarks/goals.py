@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Issue 12's verdicts: reads performance.sh's table on stdin and writes it again with each goal
-cell ending in ": met" or ": **missed** by D" (D in the goal's own unit), and for a missed goal
-where BENCHMARKS.md explains the miss, where to read why. A row whose goal cell already gives a
-verdict (the suite's, from run.sh) keeps it, and gains the why when it is a miss; a row with no
-goal passes through unchanged.
+"""The serving and mirroring goals' verdicts: reads performance.sh's table on stdin and writes it
+again with each goal cell ending in ": met" or ": **missed** by D" (D in the goal's own unit), and
+for a missed goal where BENCHMARKS.md explains the miss, where to read why. A row whose goal
+cell already gives a verdict (the suite's, from run.sh) keeps it, and gains the why when it is a
+miss; a why already there is replaced by the current one (so a table gathered again points at
+the current headings); a row with no goal passes through unchanged.
 
    benchmarks/goals.py < table.md
 """
@@ -22,28 +23,28 @@ def first(cell):
     return n[0] if n else None
 
 
-# Issue 12's goals: (workload cell prefix, what is measured from the row's cells, comparison,
-# bound, the goal as the issue words it (None: the row's own), why a miss happens and where
-# BENCHMARKS.md explains it). A row whose goal cell already has a verdict (the suite's) keeps it
-# and only gains the why.
+# The goals: (workload cell prefix, what is measured from the row's cells, comparison, bound,
+# the goal's wording (None: the row's own), why a miss happens and the BENCHMARKS.md heading
+# that explains it). A row whose goal cell already has a verdict (the suite's) keeps it and only
+# gains the why.
 GOALS = [
     ("private repository / the same public", None, None, None, None,
      "the access check is a fixed cost per request, largest against the smallest answer; "
-     "BENCHMARKS.md, Suite: \"Private without a per-request cost\""),
+     "BENCHMARKS.md, \"Private repository against public\""),
     ("`/f75/requires/", lambda w, p, r: first(r), ">=", 1.00, None,
      "a probe's own CPU is about 1 % of the 2 cores, and the rest moves with the machine; "
-     "BENCHMARKS.md, Core: \"What a probe costs\""),
+     "BENCHMARKS.md, \"What a probe costs\""),
     ("`/readyz` on `probes_listen`, p50 / p99 / max (ms) beside it",
      lambda w, p, r: numbers(p)[1] if len(numbers(p)) > 1 else None, "<=", 20.0, None, None),
     ("ingest primary+filelists+other", lambda w, p, r: first(r), "<=", 0.60, "≤ 0.60", None),
     ("NDJSON stream", lambda w, p, r: first(p), "<", 2.0, "< 2 s", None),
     ("mirror 176 real packages", lambda w, p, r: first(r), "<=", 1.30, None,
      "a cold JVM on 2 cores interprets and compiles while it syncs; "
-     "BENCHMARKS.md, Mirroring: \"The cold command line\""),
+     "BENCHMARKS.md, \"The cold command line\""),
     ("same: throttled answers", lambda w, p, r: max(numbers(p)) if numbers(p) else None, "<", 10.0, None, None),
     ("same from a running `packyard serve`", lambda w, p, r: first(r), "<=", 1.30, None,
      "a millisecond or two per hop, as dnf reposync pays; "
-     "BENCHMARKS.md, Mirroring: \"Where a warm round's time goes, again\""),
+     "BENCHMARKS.md, \"A warm server's round\""),
     ("mirror 75000 packages (immediate)", lambda w, p, r: first(p), "<=", 128.0, "≤ 128 MB", None),
 ]
 
@@ -60,8 +61,7 @@ def verdict(cells):
         if prefix not in workload:
             continue
         because = f" (why: {why})" if why else ""
-        if "(why:" in goal:  # already given its verdict (the script ran on its own output)
-            return goal
+        goal = re.sub(r" \(why: .*\)$", "", goal)  # a table gathered again: the current why
         if measure is None or ": met" in goal or "missed" in goal:
             return goal + (because if "missed" in goal else "")
         goal = text or goal

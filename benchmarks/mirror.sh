@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Mirroring benchmarks (issue: content and mirror engine):
+# Mirroring benchmarks:
 #  1. mirror N packages from an upstream with 100 ms latency that answers 429 above 16 requests
 #     in flight: Packyard's adaptive downloads against the ideal N x 0.1 s / 16, and against
 #     `dnf reposync` (16 parallel downloads, 16 per mirror: its strongest setting here) on the same upstream;

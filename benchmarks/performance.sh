@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Issue 12's rows in one run: the serving suite (run.sh: /pkg, repomd.xml, the 5 MiB package, the
-# private repository), the core figures (core.sh: /readyz under a saturating dependency route,
+# The serving and mirroring goals in one run: the serving suite (run.sh: /pkg, repomd.xml, the
+# 5 MiB package, the private repository), the core figures (core.sh: /readyz under a saturating dependency route,
 # ingest against sqliterepo_c, the NDJSON stream) and mirroring (mirror.sh: 176 real packages
 # through a throttling, 100 ms upstream; heap at 75,000 packages), one after another on the same
-# machine, then the issue's table gathered from their results. Each script also splices its own
+# machine, then the goals' table gathered from their results. Each script also splices its own
 # section of BENCHMARKS.md. About 25 minutes on 2 cores. Each goal row ends with its verdict
-# (benchmarks/goals.py), and the table goes into BENCHMARKS.md's first section.
+# (benchmarks/goals.py), and the table goes into BENCHMARKS.md's section of that name.
 #
 #   benchmarks/performance.sh [--out FILE] [--table]
 #
@@ -37,8 +37,8 @@ row() { # FILE PREFIX [LABEL]
   echo "| ${3:-}${r#| }"
 }
 {
-  if [ "$table_only" = 0 ]; then echo "#### Issue 12 in one run ($(date -u +%Y-%m-%dT%H:%MZ))"
-  else echo "#### Issue 12's goals, gathered again ($(date -u +%Y-%m-%dT%H:%MZ))"; fi
+  if [ "$table_only" = 0 ]; then echo "#### All serving and mirroring goals in one run ($(date -u +%Y-%m-%dT%H:%MZ))"
+  else echo "#### All serving and mirroring goals, gathered again ($(date -u +%Y-%m-%dT%H:%MZ))"; fi
   echo
   echo "Machine: $(machine | sed 's/, load average at start.*//')."
   if [ "$table_only" = 0 ]; then

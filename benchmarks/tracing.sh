@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Tracing cost (issue 15): /pkg and repomd.xml throughput with every span exported over OTLP to a
+# Tracing cost: /pkg and repomd.xml throughput with every span exported over OTLP to a
 # local receiver, against tracing off, in the same run; and tracing off against the build before
 # observability landed ("before"). Three servers on the same synthetic data, one wrk run at a time,
 # the order of the three rotated every round.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Web application benchmarks (issue 13): every /ui/ page and the search, on a 75,000-package
+# Web application benchmarks: every /ui/ page and the search, on a 75,000-package
 # synthetic branch, one connection at a time (no queueing: the latency is the server's work plus
 # a loopback round trip). Budgets: pages <= 20 ms p50, search <= 10 ms p50.
 #
