@@ -58,8 +58,8 @@ public record BenchOptions(
     }
     routes = routes == null || routes.isEmpty() ? java.util.List.of() : java.util.List.copyOf(routes);
     for (String r : routes) {
-      if (MdapiClient.ROUTES.stream().noneMatch(x -> x.kind().equals(r))) {
-        throw new IllegalArgumentException("--routes takes pkg, files, changelog, requires, provides; got: " + r);
+      if (java.util.stream.Stream.concat(MdapiClient.ROUTES.stream(), MdapiClient.EXTRA.stream()).noneMatch(x -> x.kind().equals(r))) {
+        throw new IllegalArgumentException("--routes takes pkg, files, changelog, requires, provides, search; got: " + r);
       }
     }
     if (branch != null && (branch.contains("/") || branch.isBlank())) {

@@ -70,6 +70,18 @@ record Target(URI uri, InetSocketAddress address, String hostHeader, String base
     return encode(raw, false);
   }
 
+  /** {@code raw} as a query parameter's value: everything but RFC 3986's unreserved characters encoded. */
+  static String encodeQueryValue(String raw) {
+    String e = encode(raw, false);
+    StringBuilder b = new StringBuilder(e.length());
+    for (int i = 0; i < e.length(); i++) {
+      char c = e.charAt(i);
+      if ("!$&'()*+,;=:@".indexOf(c) >= 0) b.append('%').append(String.format("%02X", (int) c));
+      else b.append(c);
+    }
+    return b.toString();
+  }
+
   private static String encode(String raw, boolean keepSlash) {
     StringBuilder b = null;
     byte[] utf8 = raw.getBytes(StandardCharsets.UTF_8);

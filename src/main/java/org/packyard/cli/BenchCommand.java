@@ -106,7 +106,7 @@ final class BenchCommand implements Callable<Integer> {
   double dnfShare = 0.25;
 
   @Option(names = "--routes", split = ",", paramLabel = "KIND",
-      description = "mdapi and mix: only these routes (pkg, files, changelog, requires, provides), evenly; default: all, in a realistic mix.")
+      description = "mdapi and mix: only these routes (pkg, files, changelog, requires, provides, search: /api/v1/search?q=NAME), in their weights; default: all but search, in a realistic mix.")
   java.util.List<String> routes = new java.util.ArrayList<>();
 
   @Option(names = "--loops", paramLabel = "N", description = "Event-loop threads (default: the number of cores, at most one per client).")

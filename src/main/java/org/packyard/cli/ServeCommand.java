@@ -106,6 +106,16 @@ final class ServeCommand implements Callable<Integer> {
     return 0;
   }
 
+  /** What the JVM runs with, so a user sees the memory bound the launcher chose (or theirs). */
+  static String jvmLine() {
+    String gc = "the JVM's default collector";
+    for (String a : java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+      if (a.startsWith("-XX:+Use") && a.endsWith("GC")) gc = a.substring("-XX:+Use".length(), a.length() - 2) + " collector";
+    }
+    return "JVM: " + gc + ", heap up to " + org.packyard.config.Sizes.format(Runtime.getRuntime().maxMemory())
+        + " (max_heap or PACKYARD_MAX_HEAP changes it; PACKYARD_JAVA_OPTS replaces the launcher's JVM options)";
+  }
+
   private static String base(PackyardConfig config, String host, int port) {
     if (host.equals("0.0.0.0") || host.equals("::")) host = "127.0.0.1";
     return (config.tls() == null ? "http://" : "https://") + (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
@@ -115,6 +125,7 @@ final class ServeCommand implements Callable<Integer> {
     String base = base(config, config.listen().host(), port);
     StringBuilder b = new StringBuilder();
     b.append("Packyard is serving on ").append(base).append(" (data in ").append(config.data().toAbsolutePath().normalize()).append(")\n");
+    b.append(jvmLine()).append('\n');
     if (sample) b.append("No --config given: serving the bundled sample repository.\n");
     b.append("\nOpen in a browser:\n  ").append(base).append("/ui/   (the web application: browse, search, access)\n  ")
         .append(base).append("/\n");

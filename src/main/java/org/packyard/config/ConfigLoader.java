@@ -34,7 +34,7 @@ public final class ConfigLoader {
   public static final String DEFAULT_DATA = "./packyard-data";
 
   private static final Set<String> TOP_KEYS = Set.of("listen", "data", "repositories", "directory", "log_format", "probes_listen", "webhooks", "state", "tls", "blobs", "cache",
-      "metadata_compression", "signing_key", "signing_passphrase_file");
+      "metadata_compression", "signing_key", "signing_passphrase_file", "max_heap");
   private static final Set<String> STATE_KEYS = Set.of("url", "password_file", "max_connections");
   private static final Set<String> DIRECTORY_KEYS = Set.of("url", "token_file", "timeout", "cache_ttl", "max_stale", "max_concurrency",
       "ca_file", "allow_insecure");
@@ -100,7 +100,7 @@ public final class ConfigLoader {
    * Read by the launcher ({@code ./packyard}), not settings: the JVM's options, whether to use the
    * class cache, and the terminal flag it exports itself when stderr is a terminal.
    */
-  static final Set<String> LAUNCHER_VARIABLES = Set.of("PACKYARD_JAVA_OPTS", "PACKYARD_AOT", "PACKYARD_TTY");
+  static final Set<String> LAUNCHER_VARIABLES = Set.of("PACKYARD_JAVA_OPTS", "PACKYARD_AOT", "PACKYARD_TTY", "PACKYARD_MAX_HEAP");
 
   private static void applyEnv(ObjectNode root, Map<String, String> env, String where) {
     // Sorted so PACKYARD_REPOSITORIES (the whole list) applies before per-item keys.
@@ -163,6 +163,8 @@ public final class ConfigLoader {
       if (!TOP_KEYS.contains(k)) throw new ConfigException(where + ": unknown key '" + k + "'; known keys: " + String.join(", ", new java.util.TreeSet<>(TOP_KEYS)));
     }
     PackyardConfig.Listen listen = PackyardConfig.Listen.parse(where + ": listen", text(root, "listen", where, DEFAULT_LISTEN));
+    // max_heap is the launcher's (it starts the JVM with it); checked here so a bad one is named
+    if (root.has("max_heap")) maxHeap(text(root, "max_heap", where, null), where + ": max_heap");
     Path data = Path.of(text(root, "data", where, DEFAULT_DATA));
     if (file != null && !data.isAbsolute() && file.toAbsolutePath().getParent() != null && root.has("data")) {
       data = file.toAbsolutePath().getParent().resolve(data).normalize(); // relative to the config file
@@ -186,6 +188,16 @@ public final class ConfigLoader {
       if (e.getMessage().startsWith(where)) throw e;
       throw new ConfigException(where + ": " + e.getMessage());
     }
+  }
+
+  /** The launcher passes max_heap to the JVM as -Xmx: a whole number of KiB, MiB or GiB, at least 64 MiB. */
+  static long maxHeap(String raw, String where) {
+    if (!raw.trim().matches("(?i)\\d+\\s*[kmg](i?b)?")) {
+      throw new ConfigException(where + " must be a size in KiB, MiB or GiB like 512MiB or 1GiB, got: " + raw);
+    }
+    long bytes = Sizes.parse(where, raw.replaceAll("(?i)([kmg])b$", "$1iB"));
+    if (bytes < 64L << 20) throw new ConfigException(where + " must be at least 64MiB, got: " + raw);
+    return bytes;
   }
 
   /** {@code tls: {cert: FILE, key: FILE}}, both PEM, checked now so a bad file is named at start-up. */

@@ -37,6 +37,9 @@ class MdapiScenarioTest {
         req.response().setChunked(true).putHeader("Content-Type", "application/x-ndjson").end(b.toString());
       } else if (path.startsWith("/f41/requires/")) {
         req.response().setStatusCode(404).end("404: Not Found"); // nothing requires it: a normal answer
+      } else if (path.equals("/api/v1/search")) {
+        requested.add(path + "?q=" + req.getParam("q"));
+        req.response().putHeader("Content-Type", "application/json").end("{\"results\":[]}");
       } else if (path.startsWith("/f41/")) {
         req.response().putHeader("Content-Type", "application/json").end("{\"repo\":\"release\"}");
       } else {
@@ -79,6 +82,20 @@ class MdapiScenarioTest {
     assertThat(r.requests()).isEqualTo(50);
     assertThat(requested).noneMatch(s -> s.startsWith("/api/"))
         .allMatch(s -> s.endsWith("/bash") || s.endsWith("/nosuch"));
+  }
+
+  @Test
+  void searchRoute_onlyWhenAskedFor() throws Exception {
+    requested.clear();
+    Opts o = Opts.url("http://127.0.0.1:" + server.actualPort() + "/").scenario(Scenario.MDAPI).branch("f41").requests(200);
+    o.routes = java.util.List.of("pkg", "search");
+    Report r = o.run();
+
+    assertThat(r.errors()).isZero();
+    assertThat(r.phases().keySet()).containsExactly("pkg", "search");
+    assertThat(r.phases().get("search").requests()).as("weights 40 and 15 of 200").isBetween(25L, 85L);
+    assertThat(requested).filteredOn(s -> s.startsWith("/api/v1/search?"))
+        .isNotEmpty().allMatch(s -> NAMES.contains(s.substring("/api/v1/search?q=".length())));
   }
 
   @Test

@@ -25,6 +25,7 @@ final class Opts {
   int loops;
   double dnfShare = 0.5;
   long serverPid;
+  java.util.List<String> routes = java.util.List.of();
 
   static Opts url(String url) {
     Opts o = new Opts();
@@ -48,7 +49,7 @@ final class Opts {
   BenchOptions build() {
     Duration d = duration == null && requests == 0 ? Duration.ofSeconds(1) : duration;
     return new BenchOptions(url, scenario, connections, d, requests, rate, warmup, timeout, null, null, serverPid, branch, names, packages,
-        parallel, checksums, 41, loops, dnfShare, java.util.List.of());
+        parallel, checksums, 41, loops, dnfShare, routes);
   }
 
   /** Prepares and runs the scenario; no progress line, setup messages dropped. */

@@ -59,6 +59,13 @@ class FreshCloneTest {
     try {
       String text = banner.await(Duration.ofMinutes(8));
       assertThat(text).doesNotContain("\u001b"); // not a terminal: no escape codes
+      // the launcher's defaults: deploy/jvm.options's collector and a heap bounded from the machine
+      String gc = java.nio.file.Files.readAllLines(clone.resolve("deploy/jvm.options")).stream()
+          .filter(l -> l.matches("-XX:\\+Use\\w+GC")).findFirst().orElseThrow()
+          .replaceAll("-XX:\\+Use(\\w+)GC", "$1");
+      Matcher jvm = Pattern.compile("JVM: " + gc + " collector, heap up to (\\d+) MiB").matcher(text);
+      assertThat(jvm.find()).as("serve names its collector and heap bound:\n%s", text).isTrue();
+      assertThat(Integer.parseInt(jvm.group(1))).as("heap bound, MiB").isBetween(200, 400);
       Set<String> urls = new LinkedHashSet<>();
       Matcher m = URL.matcher(text);
       while (m.find()) urls.add(m.group());

@@ -165,6 +165,17 @@ class ConfigLoaderTest {
     assertThat(c.listen().toString()).isEqualTo("127.0.0.1:9999");
   }
 
+  @Test
+  void maxHeap_isCheckedForTheLauncher() throws Exception {
+    ConfigLoader.load(write("max_heap: 512MiB\n"), Map.of());
+    ConfigLoader.load(write("max_heap: 1g\n"), Map.of());
+    assertRefused("max_heap: lots\n", "max_heap", "lots");
+    assertRefused("max_heap: 1TB\n", "max_heap");
+    assertRefused("max_heap: 16m\n", "max_heap", "at least 64MiB");
+    // PACKYARD_MAX_HEAP is read by the launcher, not refused as an unknown setting
+    ConfigLoader.load(null, Map.of("PACKYARD_MAX_HEAP", "384m"));
+  }
+
   void assertRefused(String yaml, String... fragments) throws Exception {
     Path f = write(yaml);
     assertThatThrownBy(() -> ConfigLoader.load(f, Map.of()))

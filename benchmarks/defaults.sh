@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# What `./packyard serve` gives a user with no JVM options, against JVM option sets tried for it.
+# Each set serves the same data (a 75,000-package synthetic branch and 176 real packages beside
+# it); for each: /pkg of 2,000 random names at c=100 in rounds alternating with nginx serving the
+# same bytes, the heavy dependency route at c=200, the 5 MiB-class real packages at c=50, and the
+# server's peak RSS over all of it (sampled every 0.5 s from /proc). The shipped defaults are the
+# set named "default": PACKYARD_JAVA_OPTS unset, exactly as a user runs it.
+#
+#   benchmarks/defaults.sh [--rounds R] [--seconds S] [--set 'NAME=JVM OPTIONS']... [--out FILE]
+#
+# Without --set it compares the shipped defaults with the sets the defaults were chosen from.
+# Needs: a built ./packyard, wrk, nginx (nginx-light), createrepo_c, rpmbuild, curl, awk.
+# Everything listens on 127.0.0.1 and is stopped at the end.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+. "$here/lib.sh"
+rounds=6 seconds=10 out="$here/results/defaults.md" sets=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --rounds) rounds="$2"; shift 2 ;;
+    --seconds) seconds="$2"; shift 2 ;;
+    --set) sets+=("$2"); shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    *) echo "unknown option: $1" >&2; exit 2 ;;
+  esac
+done
+[ ${#sets[@]} -gt 0 ] || sets=("default=" "zgc-1g=-XX:+UseZGC -Xmx1g" "zgc-unbounded=-XX:+UseZGC" \
+  "parallel-256m=-XX:+UseParallelGC -Xmx256m" "g1-384m=-XX:+UseG1GC -Xmx384m")
+needs wrk nginx createrepo_c rpmbuild curl awk python3
+work="${BENCH_WORK:-/tmp/packyard-bench-defaults}"
+mkdir -p "$work" "$(dirname "$out")"
+pk_port=28281 ngx_port=28282
+on_exit_stop_servers
+machine_line=$(machine)
+ensure_built
+
+# ---------------------------------------------------------------- data
+repo="$work/synth-75000"
+[ -f "$repo/repodata/repomd.xml" ] || { log "synth: 75,000 packages"; "$root/packyard" synth "$repo" --packages 75000 >&2; }
+real="$work/real-176"
+if [ ! -f "$real/repodata/repomd.xml" ]; then
+  rm -rf "$real"; python3 "$here/real-rpms.py" "$real" --count 176 --total-mb 16 >&2; createrepo_c -q "$real"
+fi
+cat > "$work/packyard.yaml" <<EOF
+data: $work/data
+repositories:
+  - name: synth
+    upstream: file://$repo/
+    policy: metadata_only
+    branch: f75
+  - name: real
+    upstream: file://$real/
+    policy: immediate
+    branch: real
+EOF
+if [ ! -f "$work/data/.synced" ]; then
+  rm -rf "$work/data"; log "sync (once, with the shipped defaults)"
+  "$root/packyard" sync --config "$work/packyard.yaml" >/dev/null 2>"$work/sync.log"
+  touch "$work/data/.synced"
+fi
+
+# nginx serves the very bytes /pkg answers, cut from the NDJSON stream of the branch.
+serve() { # OPTS: starts serve with PACKYARD_JAVA_OPTS=OPTS (unset when empty); sets serve_pid
+  if [ -n "$1" ]; then PACKYARD_JAVA_OPTS="$1" "$root/packyard" serve --config "$work/packyard.yaml" --listen "127.0.0.1:$pk_port" >"$work/serve.log" 2>&1 &
+  else env -u PACKYARD_JAVA_OPTS "$root/packyard" serve --config "$work/packyard.yaml" --listen "127.0.0.1:$pk_port" >"$work/serve.log" 2>&1 &
+  fi
+  serve_pid=$!; pids+=("$serve_pid")
+  wait_ready "http://127.0.0.1:$pk_port/readyz"
+}
+serve ""
+curl -s -o "$work/all.ndjson" "http://127.0.0.1:$pk_port/api/v1/branches/f75/packages"
+rm -rf "$work/www" && mkdir -p "$work/www/f75/pkg"
+awk -v dir="$work/www/f75/pkg" '{
+  if (match($0, /^\{"name":"[^"]*"/)) { n = substr($0, 10, RLENGTH - 10); printf "%s", $0 > (dir "/" n); close(dir "/" n); print n > "/dev/stderr" }
+}' "$work/all.ndjson" 2> "$work/names.txt"
+awk '(NR - 1) % 37 == 0 && n < 2000 {print; n++}' "$work/names.txt" > "$work/pkg-names.txt"
+sample=$(sed -n 7p "$work/pkg-names.txt")
+curl -s "http://127.0.0.1:$pk_port/f75/pkg/$sample" | cmp -s - "$work/www/f75/pkg/$sample" || { echo "nginx bytes differ from /pkg for $sample" >&2; exit 1; }
+# the largest real packages, for the large-file load beside
+find "$real" -name '*.rpm' -printf '%s %P\n' | sort -rn | head -8 | awk '{print $2}' > "$work/big.txt"
+{ echo 'local files = {}'
+  echo 'init = function(args) for l in io.lines(args[1]) do files[#files + 1] = l end end'
+  echo 'request = function() return wrk.format("GET", "/repos/real/" .. files[math.random(#files)]) end'; } > "$work/big.lua"
+echo 'request = function() return wrk.format("GET", "/f75/requires/perl(:MODULE_COMPAT_5.40.0)") end' > "$work/heavy.lua"
+kill "$serve_pid"; wait "$serve_pid" 2>/dev/null || true
+nginx_conf "$work/nginx" "$ngx_port" "$work/www"
+nginx -c "$work/nginx/nginx.conf" -p "$work/nginx" -e "$work/nginx/logs/error.log"
+
+rss_watch() { # PID: appends the RSS (MB) of PID (the launcher execs java) every 0.5 s to $work/rss
+  local java; java=$(pgrep -P "$1" java || echo "$1")
+  while kill -0 "$java" 2>/dev/null; do awk '/VmRSS/ {print int($2/1024)}' "/proc/$java/status" 2>/dev/null >> "$work/rss"; sleep 0.5; done
+}
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$serve_pid/stat"; } # the server's user + system time
+tick_us=$(( 1000000 / $(getconf CLK_TCK) ))
+requests_of() { awk '/requests in/ {print $1}'; }
+pkg_run() { # PORT -> req/s; for Packyard's port, also appends its CPU µs per request to $work/cpu
+  local c0=0; [ "$1" = "$pk_port" ] && c0=$(cpu_ticks)
+  local o; o=$(wrk -t2 -c100 -d"${seconds}s" -s "$here/random-name.lua" "http://127.0.0.1:$1" -- "$work/pkg-names.txt")
+  grep -q Non-2xx <<<"$o" && { echo "errors from port $1:" >&2; echo "$o" >&2; exit 1; }
+  [ "$1" = "$pk_port" ] && awk -v c="$(( $(cpu_ticks) - c0 ))" -v n="$(requests_of <<<"$o")" -v t="$tick_us" 'BEGIN {printf "%.1f\n", c * t / n}' >> "$work/cpu"
+  wrk_rps <<<"$o"
+}
+non2xx() { awk '/Non-2xx/ {n+=$NF} /Socket errors/ {for (i=3;i<=NF;i++) {v=$i; gsub(",","",v); if (v ~ /^[0-9]+$/) n+=v}} END {print n+0}'; }
+
+rows=()
+for set in "${sets[@]}"; do
+  name="${set%%=*}" opts="${set#*=}"
+  log "set $name: ${opts:-(PACKYARD_JAVA_OPTS unset)}"
+  serve "$opts"
+  : > "$work/rss"; rss_watch "$serve_pid" & watcher=$!
+  wrk -t2 -c100 -d15s -s "$here/random-name.lua" "http://127.0.0.1:$ngx_port" -- "$work/pkg-names.txt" >/dev/null
+  wrk -t2 -c100 -d15s -s "$here/random-name.lua" "http://127.0.0.1:$pk_port" -- "$work/pkg-names.txt" >/dev/null
+  pk=() ng=() rr=(); : > "$work/cpu"
+  pk_side() { pk+=("$(pkg_run "$pk_port")"); }
+  ng_side() { ng+=("$(pkg_run "$ngx_port")"); }
+  for r in $(seq "$rounds"); do
+    in_turn "$r" pk_side ng_side
+    rr+=("$(ratio "${pk[-1]}" "${ng[-1]}")")
+    log "  /pkg round $r: packyard ${pk[-1]}/s, nginx ${ng[-1]}/s, ratio ${rr[-1]}"
+  done
+  c0=$(cpu_ticks)
+  o=$(wrk -t2 -c200 -d"${seconds}s" --timeout 60s -s "$work/heavy.lua" "http://127.0.0.1:$pk_port")
+  heavy=$(wrk_rps <<<"$o"); heavy_bad=$(non2xx <<<"$o")
+  heavy_cpu=$(awk -v c="$(( $(cpu_ticks) - c0 ))" -v n="$(requests_of <<<"$o")" -v t="$tick_us" 'BEGIN {printf "%.0f", c * t / n}')
+  o=$(wrk -t2 -c50 -d"${seconds}s" -s "$work/big.lua" "http://127.0.0.1:$pk_port" -- "$work/big.txt")
+  big=$(wrk_mbps <<<"$o"); big_bad=$(non2xx <<<"$o")
+  # and everything at once: the heavy route, large files and /pkg together
+  wrk -t1 -c100 -d"${seconds}s" --timeout 60s -s "$work/heavy.lua" "http://127.0.0.1:$pk_port" >/dev/null & w1=$!
+  wrk -t1 -c20 -d"${seconds}s" -s "$work/big.lua" "http://127.0.0.1:$pk_port" -- "$work/big.txt" >/dev/null & w2=$!
+  pkg_run "$pk_port" >/dev/null; wait "$w1" "$w2" || true
+  sleep 1
+  peak=$(sort -n "$work/rss" | tail -1)
+  kill "$serve_pid"; wait "$serve_pid" 2>/dev/null || true; kill "$watcher" 2>/dev/null || true
+  lowest=$(printf '%s\n' "${rr[@]}" | sort -g | head -1)
+  rows+=("| $name | \`${opts:-shipped defaults}\` | $(med "${rr[@]}") | $lowest | ${rr[*]} | $(med "${pk[@]}") / $(med "${ng[@]}") | $(med $(cat "$work/cpu")) | $heavy ($heavy_bad non-2xx) | $heavy_cpu | $big ($big_bad non-2xx) | $peak |")
+  log "  $name: /pkg median $(med "${rr[@]}") (lowest $lowest), $(med $(cat "$work/cpu")) µs CPU per request, heavy $heavy/s ($heavy_cpu µs CPU each), large files $big MB/s, peak RSS $peak MB"
+done
+
+{
+  echo "#### JVM option sets for serve ($(date -u +%Y-%m-%dT%H:%MZ))"
+  echo
+  echo "Machine: $machine_line; load average at the end $(cut -d' ' -f1-3 /proc/loadavg)."
+  echo "Data: a 75,000-package synthetic branch (metadata only) and 176 real packages (16 MB, stored) served together."
+  echo "\`/pkg\`: 2,000 names, wrk c=100, $rounds rounds of ${seconds} s alternating with nginx (2 workers, sendfile, open_file_cache) serving the same bytes."
+  echo "Heavy route: \`/f75/requires/perl(:MODULE_COMPAT_5.40.0)\`, c=200. Large files: the 8 largest real packages, c=50."
+  echo "Server CPU per request: the server's user + system time (/proc) over a round divided by the requests wrk counted; it moves less than req/s on a shared machine."
+  echo "Peak RSS: the server JVM's VmRSS sampled every 0.5 s from its start to the end of a last window running all three loads at once."
+  echo
+  echo "| set | JVM options | /pkg / nginx, median | lowest round | rounds | /pkg req/s (Packyard / nginx) | /pkg server CPU µs per request | heavy route answers/s | heavy route server CPU µs per answer | large files MB/s | peak RSS MB |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+  printf '%s\n' "${rows[@]}"
+} > "$out"
+cat "$out"

@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# One-hour soak of `./packyard serve` on its shipped defaults (no PACKYARD_JAVA_OPTS).
+#
+#   benchmarks/soak.sh [--minutes 60] [--load 0.8] [--out DIR]
+#
+# The server serves a 75,000-package synthetic branch (metadata only), 176 real packages (stored)
+# and a 2,000-package repository whose upstream changes every 5 minutes (sync_every: 5m, so a sync
+# publishes a new snapshot every 5 minutes). First the capacity is measured: `packyard bench`'s
+# mix scenario (dnf sessions with checksums verified on the real packages, mdapi and search
+# clients on the branch) in the closed model for 60 s. Then the soak runs the same mix in the open
+# model at --load times that capacity for --minutes, with a /readyz probe every second on
+# probes_listen, and samples the server every 10 s: RSS, threads, open files; the GC log gives the
+# heap after each collection and every pause (safepoint). The GC log is switched on through
+# JAVA_TOOL_OPTIONS, which adds to the launcher's options and changes none of them.
+#
+# Goals: 0 errors, 0 wrong bytes; p99 <= 10 ms and max <= 100 ms; probe p99 <= 10 ms; RSS, heap
+# after GC, open files and threads flat over the last 30 minutes (within 5 %); no pause > 10 ms.
+# Writes DIR/soak.md (the table), DIR/soak.html (the bench report), DIR/soak.json, DIR/samples.tsv.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+. "$here/lib.sh"
+minutes=60 load=0.8 out="$here/results/soak"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --minutes) minutes="$2"; shift 2 ;;
+    --load) load="$2"; shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    *) echo "unknown option: $1" >&2; exit 2 ;;
+  esac
+done
+needs curl awk python3 createrepo_c rpmbuild
+work="${BENCH_WORK:-/tmp/packyard-bench-soak}"
+mkdir -p "$work" "$out"
+port=28381 probe_port=28382
+on_exit_stop_servers
+machine_line=$(machine)
+ensure_built
+
+# ---------------------------------------------------------------- data
+repo="$work/synth-75000"
+[ -f "$repo/repodata/repomd.xml" ] || { log "synth: 75,000 packages"; "$root/packyard" synth "$repo" --packages 75000 >&2; }
+real="$work/real-176"
+if [ ! -f "$real/repodata/repomd.xml" ]; then
+  rm -rf "$real"; python3 "$here/real-rpms.py" "$real" --count 176 --total-mb 16 >&2; createrepo_c -q "$real"
+fi
+# The changing upstream: two trees of 2,000 packages; a symlink flips between them every 5 minutes.
+for s in 1 2; do
+  [ -f "$work/churn-$s/repodata/repomd.xml" ] || "$root/packyard" synth "$work/churn-$s" --packages 2000 --payload-size 2048 --seed "$s" >&2
+done
+ln -sfn "$work/churn-1" "$work/churn"
+cat > "$work/packyard.yaml" <<EOF
+data: $work/data
+probes_listen: 127.0.0.1:$probe_port
+repositories:
+  - name: synth
+    upstream: file://$repo/
+    policy: metadata_only
+    branch: f75
+  - name: real
+    upstream: file://$real/
+    policy: immediate
+    branch: real
+  - name: churn
+    upstream: file://$work/churn/
+    policy: immediate
+    sync_every: 5m
+EOF
+rm -rf "$work/data"
+log "first sync"
+env -u PACKYARD_JAVA_OPTS "$root/packyard" sync --config "$work/packyard.yaml" >/dev/null 2>"$work/sync.log"
+
+# ---------------------------------------------------------------- serve, on the shipped defaults
+rm -f "$work/gc.log"
+JAVA_TOOL_OPTIONS="-Xlog:gc,safepoint:file=$work/gc.log:uptime,level,tags" env -u PACKYARD_JAVA_OPTS \
+  "$root/packyard" serve --config "$work/packyard.yaml" --listen "127.0.0.1:$port" >"$work/serve.log" 2>&1 &
+pid=$!; pids+=("$pid")
+wait_ready "http://127.0.0.1:$probe_port/readyz"
+log "serving: pid $pid, JVM options: $(tr '\0' ' ' < "/proc/$pid/cmdline" | cut -c1-300)"
+
+# ---------------------------------------------------------------- capacity
+mix=(-s mix --url "http://127.0.0.1:$port/repos/real/" --branch f75 --checksums --routes pkg,files,changelog,requires,provides,search)
+log "capacity: the mix, closed model, 64 clients, 60 s"
+"$root/packyard" bench "${mix[@]}" -c 64 -d 60s --warmup 15s --json "$work/capacity.json" > "$work/capacity.txt"
+read -r cap_rps dnf_share < <(python3 - "$work/capacity.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1])); el = r["elapsed_s"]
+# dnf's unit of rate is a session (a repomd.xml each), mdapi's a request
+dnf = r["phases"]["repomd"]["requests"] / el
+mdapi = sum(r["phases"][k]["requests"] for k in ("pkg", "files", "changelog", "requires", "provides", "search")) / el
+print(f"{dnf + mdapi:.1f} {dnf / (dnf + mdapi):.4f}")
+PY
+)
+rate=$(awk -v c="$cap_rps" -v l="$load" 'BEGIN{printf "%d", c*l}')
+log "capacity $cap_rps starts/s (dnf share $dnf_share); soak at $rate/s for $minutes min"
+
+# ---------------------------------------------------------------- the soak
+: > "$work/probes.tsv"; : > "$work/samples.tsv"
+probe_loop() {
+  while kill -0 "$pid" 2>/dev/null; do
+    curl -s -o /dev/null -w '%{http_code} %{time_total}\n' "http://127.0.0.1:$probe_port/readyz" >> "$work/probes.tsv" || echo "000 0" >> "$work/probes.tsv"
+    sleep 1
+  done
+}
+sample_loop() {
+  local t0; t0=$(date +%s)
+  while kill -0 "$pid" 2>/dev/null; do
+    printf '%s\t%s\t%s\t%s\n' "$(( $(date +%s) - t0 ))" "$(awk '/VmRSS/ {print int($2/1024)}' /proc/$pid/status)" \
+      "$(awk '/Threads/ {print $2}' /proc/$pid/status)" "$(ls /proc/$pid/fd | wc -l)" >> "$work/samples.tsv"
+    sleep 10
+  done
+}
+# the upstream of churn changes every 5 minutes; the server's own sync_every publishes it
+flip_loop() {
+  local s=1
+  while kill -0 "$pid" 2>/dev/null; do
+    sleep 300; s=$((3 - s)); ln -sfn "$work/churn-$s" "$work/churn.tmp" && mv -T "$work/churn.tmp" "$work/churn"
+  done
+}
+probe_loop & p1=$!; sample_loop & p2=$!; flip_loop & p3=$!
+pids+=("$p1" "$p2" "$p3")
+gc_start=$(wc -l < "$work/gc.log")
+"$root/packyard" bench "${mix[@]}" -c 256 --rate "$rate/s" --dnf-share "$dnf_share" -d "${minutes}m" --warmup 30s \
+  --timeout 30s --server-pid "$pid" --json "$out/soak.json" --html "$out/soak.html" > "$work/soak.txt" || true
+kill "$p1" "$p2" "$p3" 2>/dev/null || true
+published=$(grep -c 'churn: published' "$work/serve.log" || true)
+failed=$(grep -c 'churn.*fail' "$work/serve.log" || true)
+cp "$work/samples.tsv" "$out/samples.tsv"
+tail -n +"$gc_start" "$work/gc.log" > "$work/gc-soak.log"
+
+python3 - "$out/soak.json" "$work/probes.tsv" "$work/samples.tsv" "$work/gc-soak.log" "$minutes" > "$out/soak.md" <<PY
+import json, re, sys
+r = json.load(open(sys.argv[1])); minutes = float(sys.argv[5])
+probes = [l.split() for l in open(sys.argv[2]) if l.strip()]
+pl = sorted(float(t) * 1000 for c, t in probes); pbad = sum(1 for c, t in probes if c != "200")
+def pct(a, q): return a[min(len(a) - 1, int(q * len(a)))] if a else float("nan")
+samples = [list(map(int, l.split())) for l in open(sys.argv[3]) if l.strip()]
+half = [s for s in samples if s[0] >= (minutes * 60) / 2]
+def drift(col):
+    v = [s[col] for s in half]
+    if not v: return "n/a"
+    return f"{min(v)}-{max(v)} ({(max(v) - min(v)) / max(1, min(v)) * 100:.1f} %)"
+heap, pauses = [], []
+for l in open(sys.argv[4]):
+    m = re.search(r"\[(\d+\.\d+)s\].*?(\d+)M\(\d+%\)->(\d+)M|\[(\d+\.\d+)s\].*?Pause.*?(\d+)M->(\d+)M", l)
+    if m:
+        t = float(m.group(1) or m.group(4)); after = int(m.group(3) or m.group(6)); heap.append((t, after))
+    m = re.search(r"Safepoint \"([^\"]+)\".*Total: (\d+) ns", l)
+    if m: pauses.append((int(m.group(2)) / 1e6, m.group(1)))
+if heap:
+    t_end = heap[-1][0]; late = [a for t, a in heap if t >= t_end - minutes * 30]
+    heap_s = f"{min(late)}-{max(late)} MB ({(max(late) - min(late)) / max(1, min(late)) * 100:.1f} %)" if late else "n/a"
+else: heap_s = "n/a"
+pauses.sort(reverse=True)
+lat = r["latency_ms"]["corrected_body"] or r["latency_ms"]["body"]
+print(f"#### Soak, {minutes:.0f} minutes ({r['started_at']})")
+print()
+print(f"Machine: $machine_line; load average at the end {open('/proc/loadavg').read().split()[0:3]}.")
+print(f"Server: \`./packyard serve\` with PACKYARD_JAVA_OPTS unset (the shipped defaults); GC and safepoint log through JAVA_TOOL_OPTIONS.")
+print(f"Load: \`packyard bench -s mix\` (dnf sessions with checksums verified, mdapi and search clients), open model at {r['config']['rate']:.0f} starts/s = $load x the capacity measured just before ($cap_rps/s, closed model); dnf share {r['config']['dnf_share']}.")
+print(f"Besides: a /readyz probe every second on probes_listen; the churn repository's upstream changed every 5 minutes and its sync_every: 5m published it ($published publishes, $failed failed syncs in the log).")
+print(f"Uploads: not part of this run (no hosted repository on this build).")
+print()
+print("| measure | value | goal |")
+print("| --- | --- | --- |")
+print(f"| requests | {r['requests']:,} ({r['throughput']['requests_per_s']:.0f}/s) | |")
+print(f"| errors, wrong bytes | {r['errors']} {r['errors_by_kind']} | 0 |")
+print(f"| latency (from the intended send) p50 / p99 / max, ms | {lat['p50']:.2f} / {lat['p99']:.2f} / {lat['max']:.1f} | p99 <= 10, max <= 100 |")
+print(f"| probe p50 / p99 / max, ms ({len(pl)} probes, {pbad} not 200) | {pct(pl, .5):.1f} / {pct(pl, .99):.1f} / {pl[-1] if pl else float('nan'):.1f} | p99 <= 10 |")
+print(f"| RSS over the second half, MB | {drift(1)} | within 5 % |")
+print(f"| threads over the second half | {drift(2)} | within 5 % |")
+print(f"| open files over the second half | {drift(3)} | within 5 % |")
+print(f"| heap after GC over the second half | {heap_s} | within 5 % |")
+print(f"| longest pauses (safepoints), ms | {', '.join(f'{p:.2f} ({n})' for p, n in pauses[:3]) or 'n/a'} | none over 10 |")
+print(f"| server CPU, mean / max % of one core | {r['server']['cpu_percent_avg']} / {r['server']['cpu_percent_max']} | |")
+PY
+cat "$out/soak.md"
