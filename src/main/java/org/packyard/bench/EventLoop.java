@@ -115,6 +115,9 @@ final class EventLoop implements Runnable {
       }
       if (!active && deferred.isEmpty()) break;
       if (now >= nextScan) {
+        // What has already arrived is taken in before anything is judged late: after this thread
+        // was off the CPU, a connect or an answer that came in time would else count as a failure.
+        selector.selectNow(onKey);
         for (int i = 0; i < connections.size(); i++) connections.get(i).checkTimeout(now, plan.timeoutNanos);
         nextScan = now + SCAN_NANOS;
       }

@@ -206,6 +206,8 @@ public final class Syncer implements AutoCloseable {
         }))
         .recover(e -> Future.failedFuture(e instanceof SyncException ? e
             : new SyncException(repo.name() + ": " + message(e), e)));
+    // The run's row is finished before the outcome is told, so that whoever hears it (a command
+    // about to exit, a test about to close the store) finds the history already saying so.
     return result.transform(ar -> {
       trace.end(ar.succeeded() ? ar.result().outcome().name().toLowerCase(java.util.Locale.ROOT) : "failed", ar.cause());
       if (ar.failed()) onFailure.accept(repo.name(), message(ar.cause()));
@@ -265,7 +267,11 @@ public final class Syncer implements AutoCloseable {
           : null;
       if (packages == null) listed.tryComplete();
       else packages.onComplete(ar -> listed.tryComplete());
-      return Future.all(sigs, files).compose(v -> listed.future())
+      // Both settle before a failure is told: a signature failing first must not leave the
+      // metadata downloads running (and writing temp files) behind a sync reported as over.
+      Future<Void> fetched = Future.join(sigs, files).transform(ar -> ar.succeeded() ? Future.<Void>succeededFuture()
+          : Future.failedFuture(sigs.failed() ? sigs.cause() : files.cause()));
+      return fetched.compose(v -> listed.future())
           .compose(v -> blocking(() -> tree(repo, md, chosen.sha256(), sigs.result(), wanted, files.result(), l)))
           .map(tree -> new Metadata(tree, packages))
           .recover(e -> settled(packages, e));

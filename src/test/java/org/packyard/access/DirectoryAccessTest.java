@@ -34,7 +34,7 @@ class DirectoryAccessTest {
       scim.user("dana", "support-l2");
       PackyardConfig cfg = new PackyardConfig(new PackyardConfig.Listen("127.0.0.1", 0), tmp.resolve("data"),
           List.of(new RepositoryConfig("team/a", tmp.resolve("up").toUri(), Policy.METADATA_ONLY, null, Channel.RELEASE, null, Access.PRIVATE)),
-          new DirectoryConfig(scim.url(), null, Duration.ofSeconds(2), Duration.ofMinutes(5), Duration.ofHours(1), 8));
+          new DirectoryConfig(scim.url(), null, Duration.ofMinutes(1), Duration.ofMinutes(5), Duration.ofHours(1), 8));
       PackyardServer s = PackyardServer.start(vertx, cfg, java.time.Clock.systemUTC()).await(60, java.util.concurrent.TimeUnit.SECONDS);
       try {
         s.syncer().sync(cfg.repository("team/a"), org.packyard.mirror.SyncListener.NONE).await(60, java.util.concurrent.TimeUnit.SECONDS);

@@ -57,7 +57,7 @@ class ScimTlsTest {
   }
 
   DirectoryConfig config(Path caFile) {
-    return new DirectoryConfig(scim.url(), token, Duration.ofSeconds(5), Duration.ofMinutes(5), Duration.ofHours(1), 4, caFile, false);
+    return new DirectoryConfig(scim.url(), token, Duration.ofMinutes(1), Duration.ofMinutes(5), Duration.ofHours(1), 4, caFile, false);
   }
 
   @Test

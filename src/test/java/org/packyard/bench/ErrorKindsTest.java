@@ -7,7 +7,8 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetServerOptions;
-import java.net.ServerSocket;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -74,11 +75,12 @@ class ErrorKindsTest {
 
   @Test
   void refusedConnection_isAConnectError() throws Exception {
-    int port;
-    try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort();
+    // Bound, never listening: refused, and no other process can take the port meanwhile.
+    Report r;
+    try (Socket s = new Socket()) {
+      s.bind(new InetSocketAddress("127.0.0.1", 0));
+      r = Opts.url("http://127.0.0.1:" + s.getLocalPort() + "/").requests(30).run();
     }
-    Report r = Opts.url("http://127.0.0.1:" + port + "/").requests(30).run();
 
     assertThat(r.requests()).isEqualTo(30);
     assertThat(r.errorsByKind()).containsEntry("connect", 30L);

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,6 +28,8 @@ import org.packyard.testkit.RepoWriter.Pkg;
 class ImmediateSyncTest {
   @TempDir Path tmp;
   final List<AutoCloseable> closing = new ArrayList<>();
+  /** Only against a hang: nothing here is asked to happen within a time. */
+  static final Duration SAFETY = Duration.ofMinutes(2);
 
   @AfterEach
   void tearDown() throws Exception {
@@ -93,12 +96,14 @@ class ImmediateSyncTest {
     RepoWriter.Written w = write(12, "1.0");
     FakeUpstream up = serve(w.root());
     String filelists = "/" + w.hrefs().get("filelists");
-    up.fail(filelists, Fault.HANG, Fault.HANG, Fault.HANG, Fault.HANG, Fault.HANG, Fault.HANG, Fault.HANG, Fault.HANG);
-    Mirroring m = closing(Mirroring.open(tmp.resolve("data"),
-        Downloader.Options.DEFAULT.withRetry(RetryPolicy.defaults().withRandom(() -> 0.5)),
-        new Upstreams.Timeouts(Duration.ofSeconds(5), Duration.ofMillis(300))));
-    // filelists.xml never answers, so every package was fetched while it was still outstanding
-    assertThatThrownBy(() -> m.sync(Mirroring.repo("r", Policy.IMMEDIATE, up.uri()))).hasMessageContaining(filelists.substring(1));
+    // filelists.xml is answered (with errors) only once every package has been: were the packages
+    // to wait for it, this sync would never end
+    up.hold(filelists).fail(filelists, Fault.SERVER_ERROR, Fault.SERVER_ERROR, Fault.SERVER_ERROR, Fault.SERVER_ERROR);
+    Mirroring m = mirroring();
+    Future<SyncResult> sync = m.syncer.sync(Mirroring.repo("r", Policy.IMMEDIATE, up.uri()), SyncListener.NONE);
+    for (String p : w.packages().keySet()) up.awaitAnswered("/" + p, 1, SAFETY);
+    up.release(filelists);
+    assertThatThrownBy(() -> sync.await(SAFETY.toSeconds(), TimeUnit.SECONDS)).hasMessageContaining(filelists.substring(1));
     for (Map.Entry<String, byte[]> e : w.packages().entrySet()) {
       assertThat(up.count("/" + e.getKey())).as(e.getKey()).isEqualTo(1);
       assertThat(m.stored(sha256(e.getValue()))).as(e.getKey()).isTrue(); // kept: the next run resumes
@@ -195,7 +200,7 @@ class ImmediateSyncTest {
     RepositoryConfig repo = Mirroring.repo("r", Policy.IMMEDIATE, up.uri());
     Future<SyncResult> running = first.syncer.sync(repo, SyncListener.NONE);
     // repomd.xml, 3 metadata files and 9 of the 10 packages are stored
-    first.blobs.awaitCommits(13, Duration.ofSeconds(30));
+    first.blobs.awaitCommits(13, SAFETY);
     // a partial left behind by an earlier version (a killed process's own are TempOwnershipTest's)
     Path left = Files.writeString(tmp.resolve("data/blobs/tmp/dl-999.part"), "half a package");
     Files.setLastModifiedTime(left, java.nio.file.attribute.FileTime.from(java.time.Instant.now().minus(Duration.ofDays(2))));
@@ -314,13 +319,27 @@ class ImmediateSyncTest {
   }
 
   @Test
-  void signatures_serverErrorOnAsc_failsTheSync() throws Exception {
+  void signatures_serverErrorOnAsc_failsTheSync_onceTheMetadataDownloadsHaveSettled() throws Exception {
     RepoWriter.Written w = write(2, "1.0");
     FakeUpstream up = serve(w.root());
-    up.fail("/repodata/repomd.xml.asc", Fault.SERVER_ERROR, Fault.SERVER_ERROR, Fault.SERVER_ERROR, Fault.SERVER_ERROR);
+    String asc = "/repodata/repomd.xml.asc";
+    String primary = "/" + w.hrefs().get("primary");
+    up.fail(asc, Fault.SERVER_ERROR, Fault.SERVER_ERROR, Fault.SERVER_ERROR, Fault.SERVER_ERROR);
+    up.hold(primary);
     Mirroring m = mirroring();
-    assertThatThrownBy(() -> m.sync(Mirroring.repo("r", Policy.METADATA_ONLY, up.uri())))
+    Future<SyncResult> sync = m.syncer.sync(Mirroring.repo("r", Policy.METADATA_ONLY, up.uri()), SyncListener.NONE);
+    up.awaitAnswered(asc, 4, SAFETY);
+    // The signature has failed for good while primary.xml is still on its way: the sync is not
+    // over until that download settles too (its temp file gone). Waiting a little can only let a
+    // broken build pass on a slow machine, never fail a correct one.
+    assertThatThrownBy(() -> sync.await(2, TimeUnit.SECONDS)).as("the sync ended with primary.xml still downloading")
+        .isInstanceOf(java.util.concurrent.TimeoutException.class);
+    up.release(primary);
+    assertThatThrownBy(() -> sync.await(SAFETY.toSeconds(), TimeUnit.SECONDS))
         .hasMessageContaining("repodata/repomd.xml.asc").hasMessageContaining("HTTP 500");
+    assertThat(up.count(asc)).isEqualTo(4);
     assertThat(m.current("r")).isEmpty();
+    assertThat(m.temps()).isEmpty();
+    assertThat(m.staging()).isEmpty();
   }
 }

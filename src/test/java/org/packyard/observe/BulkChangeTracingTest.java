@@ -46,7 +46,7 @@ class BulkChangeTracingTest {
       PackyardConfig cfg = new PackyardConfig(new PackyardConfig.Listen("127.0.0.1", 0), tmp.resolve("data"),
           List.of(new RepositoryConfig("team/a", tmp.resolve("up").toUri(), Policy.METADATA_ONLY, null, Channel.RELEASE, null, Access.PRIVATE),
               new RepositoryConfig("team/b", tmp.resolve("up").toUri(), Policy.METADATA_ONLY, null, Channel.RELEASE, null, Access.PRIVATE)),
-          new DirectoryConfig(scim.url(), null, Duration.ofSeconds(2), Duration.ofMinutes(5), Duration.ofHours(1), 8));
+          new DirectoryConfig(scim.url(), null, Duration.ofMinutes(1), Duration.ofMinutes(5), Duration.ofHours(1), 8));
       try (TestServer server = TestServer.start(cfg, t)) {
         AccessControl ac = server.server.services().access;
         ac.store().addUser("test", "olga");

@@ -77,7 +77,7 @@ class DeployFilesTest {
     try (FakeUpstream up = FakeUpstream.start(w.root()); FakeScim scim = FakeScim.start()) {
       PackyardConfig cfg = new PackyardConfig(new PackyardConfig.Listen("127.0.0.1", 0), tmp.resolve("data"),
           List.of(new RepositoryConfig("r", up.uri(), Policy.IMMEDIATE, "b", Channel.RELEASE, Duration.ofHours(1), Access.PUBLIC)),
-          new DirectoryConfig(scim.url(), null, Duration.ofSeconds(2), Duration.ofMinutes(5), Duration.ofHours(1), 8),
+          new DirectoryConfig(scim.url(), null, Duration.ofMinutes(1), Duration.ofMinutes(5), Duration.ofHours(1), 8),
           new ObserveConfig("text", List.of(new ObserveConfig.Webhook(URI.create("http://127.0.0.1:9/hook"), "s", Set.of("sync.failed")))));
       Telemetry t = Telemetry.off();
       try (TestServer server = TestServer.start(cfg, t)) {

@@ -88,10 +88,10 @@ class TracingTest {
     assertThat(root.service()).isEqualTo("packyard-test");
     assertThat(root.attr("packyard.sync.outcome")).isEqualTo("published");
     for (String phase : List.of("sync.repomd", "sync.metadata", "sync.index", "sync.packages", "sync.publish")) {
-      Received p = receiver.await(s -> s.traceId().equals(root.traceId()) && s.name().equals(phase), Duration.ofSeconds(10));
+      Received p = receiver.await(s -> s.traceId().equals(root.traceId()) && s.name().equals(phase), Duration.ofMinutes(1));
       assertThat(p.parentSpanId()).as(phase).isEqualTo(root.spanId());
     }
-    Received packages = receiver.await(s -> s.traceId().equals(root.traceId()) && s.name().equals("sync.packages"), Duration.ofSeconds(5));
+    Received packages = receiver.await(s -> s.traceId().equals(root.traceId()) && s.name().equals("sync.packages"), Duration.ofMinutes(1));
     // Every package is one CLIENT span under sync.packages, with what the conventions name.
     List<Received> downloads = receiver.awaitAll(s -> s.traceId().equals(root.traceId()) && s.kind() == SpanKind.SPAN_KIND_CLIENT
         && packages.spanId().equals(s.parentSpanId()), PACKAGES);

@@ -254,7 +254,7 @@ class AccessMatrixTest {
   static TestServer server;
   static final Map<Caller, String> AUTH = new EnumMap<>(Caller.class);
   static String etag;
-  static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  static final HttpClient HTTP = HttpClient.newHttpClient();
 
   @BeforeAll
   static void start() throws Exception {

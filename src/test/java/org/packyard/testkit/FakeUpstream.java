@@ -22,8 +22,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * A misbehaving mirror on 127.0.0.1, port 0: serves a directory, and on request adds latency,
  * refuses with 429 above a concurrency (optionally with Retry-After), resets connections,
- * truncates bodies, answers 5xx or wrong bytes. Counts requests per path and the peak number of
- * requests it was serving at once (refused ones excluded).
+ * truncates bodies, answers 5xx or wrong bytes, or holds the answers to one path until released.
+ * Counts requests per path and the peak number of requests it was serving at once (refused ones
+ * excluded), and lets a test wait for a number of answers sent.
  */
 public final class FakeUpstream implements AutoCloseable {
   /** What to do to one request instead of serving it. */
@@ -129,6 +130,8 @@ public final class FakeUpstream implements AutoCloseable {
   private final List<Gauge> gauges = new CopyOnWriteArrayList<>(List.of(new Gauge()));
   private final AtomicInteger serving = new AtomicInteger();
   private final Map<String, String> traceparents = new ConcurrentHashMap<>();
+  private final Map<String, List<Runnable>> heldByPath = new java.util.HashMap<>();
+  private final Map<String, Integer> answered = new java.util.HashMap<>();
   private volatile Path root;
   private volatile long latencyMs;
   private volatile int throttleAbove = Integer.MAX_VALUE;
@@ -219,6 +222,46 @@ public final class FakeUpstream implements AutoCloseable {
     return this;
   }
 
+  /** Answers to {@code path} wait until {@link #release(String)}; other paths flow as before. */
+  public FakeUpstream hold(String path) {
+    synchronized (heldByPath) {
+      heldByPath.putIfAbsent(path, new ArrayList<>());
+    }
+    return this;
+  }
+
+  /** Sends the held answers to {@code path} and stops holding it. */
+  public void release(String path) {
+    List<Runnable> out;
+    synchronized (heldByPath) {
+      out = heldByPath.remove(path);
+    }
+    if (out != null) out.forEach(Runnable::run);
+  }
+
+  /** Answers to {@code path} being held now. */
+  public int held(String path) {
+    synchronized (heldByPath) {
+      List<Runnable> h = heldByPath.get(path);
+      return h == null ? 0 : h.size();
+    }
+  }
+
+  /**
+   * Blocks until {@code n} answers to {@code path} have been sent whole (any status); {@code safety}
+   * only keeps a broken test from hanging forever.
+   */
+  public void awaitAnswered(String path, int n, Duration safety) throws InterruptedException {
+    long deadline = System.nanoTime() + safety.toNanos();
+    synchronized (answered) {
+      while (answered.getOrDefault(path, 0) < n) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) throw new AssertionError(path + " answered " + answered.getOrDefault(path, 0) + " times, expected " + n);
+        answered.wait(Math.max(1, left / 1_000_000));
+      }
+    }
+  }
+
   public int count(String path) {
     AtomicInteger n = paths.get(path);
     return n == null ? 0 : n.get();
@@ -283,10 +326,27 @@ public final class FakeUpstream implements AutoCloseable {
       serving.decrementAndGet();
       for (Gauge g : gauges) g.leave();
     };
-    req.response().endHandler(v -> leave.run());
+    req.response().endHandler(v -> {
+      leave.run();
+      synchronized (answered) {
+        answered.merge(req.path(), 1, Integer::sum);
+        answered.notifyAll();
+      }
+    });
     req.response().closeHandler(v -> leave.run());
     io.vertx.core.Context ctx = vertx.getOrCreateContext();
-    admit(0, () -> ctx.runOnContext(v -> later(() -> answer(req, leave))));
+    admit(0, () -> ctx.runOnContext(v -> later(() -> holdOrAnswer(req, () -> ctx.runOnContext(x -> answer(req, leave))))));
+  }
+
+  private void holdOrAnswer(HttpServerRequest req, Runnable answer) {
+    synchronized (heldByPath) {
+      List<Runnable> h = heldByPath.get(req.path());
+      if (h != null) {
+        h.add(answer);
+        return;
+      }
+    }
+    answer.run();
   }
 
   /** Passes {@code answer} through every gauge's hold, in order. */

@@ -17,7 +17,7 @@ import org.packyard.server.PackyardServer;
 
 /** A real Packyard on 127.0.0.1, port 0, over a temporary data directory; close() stops it. */
 public final class TestServer implements AutoCloseable {
-  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
 
   public final Vertx vertx;
   public final PackyardServer server;
@@ -64,7 +64,7 @@ public final class TestServer implements AutoCloseable {
 
   /** GET {@code path} with extra request headers (name, value, ...). */
   public HttpResponse<String> get(String path, String... headers) throws Exception {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base() + path)).timeout(Duration.ofSeconds(30));
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base() + path)).timeout(Duration.ofMinutes(2));
     if (headers.length > 0) b.headers(headers);
     return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
   }
@@ -86,7 +86,7 @@ public final class TestServer implements AutoCloseable {
 
   /** GET {@code path} (raw, already encoded), returning status and body. */
   public HttpResponse<String> get(String path) throws Exception {
-    return HTTP.send(HttpRequest.newBuilder(URI.create(base() + path)).timeout(Duration.ofSeconds(30)).build(),
+    return HTTP.send(HttpRequest.newBuilder(URI.create(base() + path)).timeout(Duration.ofMinutes(2)).build(),
         HttpResponse.BodyHandlers.ofString());
   }
 
@@ -99,7 +99,7 @@ public final class TestServer implements AutoCloseable {
    */
   public Raw raw(String method, byte[] path) throws Exception {
     try (java.net.Socket sock = new java.net.Socket("127.0.0.1", server.port())) {
-      sock.setSoTimeout(10_000);
+      sock.setSoTimeout(120_000); // against a hang only
       var out = sock.getOutputStream();
       out.write((method + " ").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
       out.write(path);
@@ -122,7 +122,7 @@ public final class TestServer implements AutoCloseable {
   }
 
   public HttpResponse<String> post(String path, String body) throws Exception {
-    return HTTP.send(HttpRequest.newBuilder(URI.create(base() + path)).timeout(Duration.ofSeconds(30))
+    return HTTP.send(HttpRequest.newBuilder(URI.create(base() + path)).timeout(Duration.ofMinutes(2))
         .POST(HttpRequest.BodyPublishers.ofString(body)).header("Content-Type", "application/json").build(),
         HttpResponse.BodyHandlers.ofString());
   }
