@@ -15,6 +15,7 @@ import org.packyard.config.RepositoryConfig;
 import org.packyard.mirror.SyncListener;
 import org.packyard.mirror.Syncer;
 import org.packyard.server.HttpError;
+import org.packyard.server.PathSegments;
 import org.packyard.server.ReaderPool;
 import org.packyard.server.Responses;
 import org.packyard.store.Manifest;
@@ -25,7 +26,8 @@ import org.packyard.store.StateStore;
  * Repositories, their snapshots and sync runs: {@code GET /api/v1/repositories},
  * {@code GET /api/v1/repositories/{name}}, {@code POST /api/v1/repositories/{name}:sync} and
  * {@code GET /api/v1/sync-runs}. Repository names contain '/', so the name is the rest of the
- * path; the {@code :sync} verb cannot be part of a name.
+ * path, its slashes sent as they are or percent-encoded as {@code %2F} (what OpenAPI clients send
+ * for a path parameter); the {@code :sync} verb cannot be part of a name.
  */
 public final class RepositoriesApi {
   private static final String PREFIX = "/api/v1/repositories/";
@@ -91,6 +93,11 @@ public final class RepositoriesApi {
         .put("packages", m.packages());
   }
 
+  /** The repository name in a raw path, percent-escapes ({@code %2F}) decoded; 400 when they are malformed. */
+  static String name(String raw) {
+    return PathSegments.string(PathSegments.decode(raw, "repository name"));
+  }
+
   /** The repository of that name if the caller may read it; otherwise exactly what a name nobody configured gets. */
   private Future<RepositoryConfig> repository(RoutingContext ctx, String name) {
     return access.subject(ctx).compose(who -> {
@@ -101,7 +108,14 @@ public final class RepositoriesApi {
   }
 
   private void one(RoutingContext ctx) {
-    repository(ctx, ctx.request().path().substring(PREFIX.length())).onFailure(ctx::fail).onSuccess(r -> one(ctx, r));
+    String name;
+    try {
+      name = name(ctx.request().path().substring(PREFIX.length()));
+    } catch (HttpError e) {
+      ctx.fail(e);
+      return;
+    }
+    repository(ctx, name).onFailure(ctx::fail).onSuccess(r -> one(ctx, r));
   }
 
   private void one(RoutingContext ctx, RepositoryConfig r) {
@@ -115,7 +129,13 @@ public final class RepositoriesApi {
 
   private void sync(RoutingContext ctx) {
     String path = ctx.request().path();
-    String name = path.substring(PREFIX.length(), path.length() - ":sync".length());
+    String name;
+    try {
+      name = name(path.substring(PREFIX.length(), path.length() - ":sync".length()));
+    } catch (HttpError e) {
+      ctx.fail(e);
+      return;
+    }
     repository(ctx, name).compose(r -> access.subject(ctx).compose(who -> access.grant(who, Role.EDITOR, r.name()) != null
             ? Future.succeededFuture(r)
             : Future.failedFuture(who.anonymous() ? HttpError.unauthorized("credentials required")

@@ -74,6 +74,7 @@ public final class HomePage {
       }
     }
     b.append("<p><a href=\"/branches\">/branches</a> · <a href=\"/api/v1/repositories\">/api/v1/repositories</a> · ")
+        .append("<a href=\"/api/v1/openapi.json\">API contract (OpenAPI)</a> · <a href=\"/ui/api\">API reference</a> · ")
         .append("<a href=\"/readyz\">/readyz</a> · <a href=\"/metrics\">/metrics</a></p></body></html>");
     ctx.response().headers().set(Responses.CONTENT_TYPE, Responses.HTML);
     Responses.end(ctx, io.vertx.core.buffer.Buffer.buffer(b.toString()));

@@ -30,6 +30,7 @@ import org.packyard.mirror.Syncer;
 import org.packyard.observe.EventLoopDelay;
 import org.packyard.observe.HttpObserver;
 import org.packyard.observe.Telemetry;
+import org.packyard.openapi.OpenApiRoutes;
 import org.packyard.search.PackageSearch;
 import org.packyard.search.SearchRoutes;
 import org.packyard.ui.UiRoutes;
@@ -64,6 +65,7 @@ public final class PackyardServer implements AutoCloseable {
   private final PackageSearch search;
   /** One web application for all event loops: its sessions are shared by every connection. */
   private final UiRoutes ui;
+  private final OpenApiRoutes openApi = new OpenApiRoutes();
 
   private PackyardServer(Vertx vertx, Services services, boolean ownsTelemetry) {
     this.vertx = vertx;
@@ -219,6 +221,7 @@ public final class PackyardServer implements AutoCloseable {
     new AccessRoutes(services.access, readers, telemetry).mount(router);
     new FeedRoutes(services.feed, services.access, config, readers).mount(router);
     new SearchRoutes(search, services.access, readers).mount(router);
+    openApi.mount(router);
     ui.mount(router);
     mdapi.mount(router);
     router.route().setName("failure handler").failureHandler(ErrorMapper::handle);

@@ -34,8 +34,20 @@ public final class UiRoutes {
       "app.css", "text/css; charset=utf-8",
       "app.js", "text/javascript; charset=utf-8",
       "favicon.svg", "image/svg+xml",
-      "htmx.min.js", "text/javascript; charset=utf-8");
-  private static final String HTMX = "META-INF/resources/webjars/htmx.org/2.0.4/dist/htmx.min.js";
+      "htmx.min.js", "text/javascript; charset=utf-8",
+      "api.js", "text/javascript; charset=utf-8",
+      "swagger-ui-bundle.js", "text/javascript; charset=utf-8",
+      "swagger-ui.css", "text/css; charset=utf-8");
+  /** Files of webjars, by the name they are served under. */
+  private static final Map<String, String> WEBJARS = Map.of(
+      "htmx.min.js", "META-INF/resources/webjars/htmx.org/2.0.4/dist/htmx.min.js",
+      "swagger-ui-bundle.js", "META-INF/resources/webjars/swagger-ui/5.35.0/swagger-ui-bundle.js",
+      "swagger-ui.css", "META-INF/resources/webjars/swagger-ui/5.35.0/swagger-ui.css");
+  /**
+   * The API reference page's policy: Swagger UI draws its icons as data: images, and calls the
+   * API of this origin ("Try it out"); everything else as on every /ui/ page.
+   */
+  static final String API_PAGE_CSP = Web.CSP + "; img-src 'self' data:";
   static final int MAX_EVENT_STREAMS = 256;
 
   private final Web web;
@@ -68,7 +80,7 @@ public final class UiRoutes {
   private static Map<String, Buffer> loadStatic() {
     Map<String, Buffer> m = new java.util.HashMap<>();
     for (String f : STATIC.keySet()) {
-      String res = f.equals("htmx.min.js") ? HTMX : "ui/static/" + f;
+      String res = WEBJARS.getOrDefault(f, "ui/static/" + f);
       try (InputStream in = UiRoutes.class.getClassLoader().getResourceAsStream(res)) {
         if (in == null) throw new IllegalStateException("missing resource " + res);
         m.put(f, Buffer.buffer(in.readAllBytes()));
@@ -88,9 +100,18 @@ public final class UiRoutes {
     router.route("/ui/static/:file").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(ctx -> serve(ctx, ctx.pathParam("file")));
     // What a browser asks for beside an answer that names no icon (a JSON or XML file opened in a tab).
     router.route("/favicon.ico").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(ctx -> serve(ctx, "favicon.svg"));
+    router.get("/ui/api").handler(this::apiReference);
     BodyHandler form = BodyHandler.create(false).setBodyLimit(256 * 1024);
     browse.mount(router, form, this::events);
     accessPages.mount(router, form);
+  }
+
+  /** The API reference: the OpenAPI document rendered by Swagger UI, in the application's layout. */
+  private void apiReference(RoutingContext ctx) {
+    web.visitor(ctx).onFailure(ctx::fail).onSuccess(v -> {
+      ctx.response().headers().set("Content-Security-Policy", API_PAGE_CSP);
+      Web.send(ctx, 200, Web.render(out -> JteapiGenerated.render(out, null, v.chrome("API reference", "api"))));
+    });
   }
 
   private void serve(RoutingContext ctx, String f) {
