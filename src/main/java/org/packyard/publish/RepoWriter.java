@@ -1,0 +1,310 @@
+package org.packyard.publish;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.packyard.config.MetadataCompression;
+
+/**
+ * Writes an rpm-md repository's primary, filelists and other files from per-package XML, reusing
+ * the previous publish's compressed bytes for every chunk of packages that did not change.
+ *
+ * <p>Each file is a run of independently compressed chunks: a header chunk (the XML declaration and
+ * the root element, whose {@code packages="N"} changes with every publish), the package chunks, and
+ * a footer chunk (the closing tag). For gz a chunk is a gzip member, for zst a zstd frame, for xz a
+ * block of one xz stream (dnf's libsolv reads concatenated gzip members and zstd frames, but not
+ * concatenated xz streams). Packages come in {@link #ORDER} (name, then pkgId), and a chunk ends
+ * after a package whose pkgId hashes to a boundary (one in {@code chunkPackages} on average; at
+ * most four times that many packages a chunk), so adding or removing one package changes the one
+ * or two chunks around it and no other: the rest are copied from the previous files as they are.
+ *
+ * <p>A chunk is reused when the same packages (pkgId and location, in order) made a chunk last
+ * time and their XML has the same length: the writer assumes a package's XML is a function of its
+ * file and location. After a change to how that XML is made, publish once with
+ * {@link ChunkTable#EMPTY}.
+ *
+ * <p>The writer leaves its files in {@code dir} and returns their checksums; the caller commits
+ * them as blobs (under {@link MetadataFile#sha256()}) and stores the returned {@link ChunkTable}
+ * with the snapshot. It blocks (file I/O, compression): call it from a worker thread.
+ *
+ * <pre>{@code
+ * RepoWriter writer = new RepoWriter(MetadataCompression.GZ, RepoWriter.DEFAULT_CHUNK_PACKAGES);
+ * RepoWriter.Result r = writer.write(blobs.newTempDirectory(), sorted, previousTable, blobs::path);
+ * for (MetadataFile f : r.files()) blobs.commit(f.path(), f.sha256());
+ * byte[] repomd = RepomdXml.write(revision, now, r.files());
+ * }</pre>
+ *
+ * <p>Cost of a publish: the changed chunks are compressed; every other chunk's compressed bytes
+ * are copied and hashed (the file's sha256); every package's XML is hashed once more for
+ * repomd.xml's open-checksum (SHA-256 cannot be combined from per-chunk sums).
+ */
+public final class RepoWriter {
+  /** The three files, in the order of {@link ChunkTable.Chunk#pieces()}. */
+  public static final List<String> TYPES = List.of("primary", "filelists", "other");
+  public static final int DEFAULT_CHUNK_PACKAGES = 1000;
+  /** The order packages must come in: by name, then by pkgId. */
+  public static final Comparator<PackageXml> ORDER = Comparator.comparing(PackageXml::name).thenComparing(PackageXml::pkgId);
+
+  private static final String[] HEADERS = {
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<metadata xmlns=\"http://linux.duke.edu/metadata/common\" "
+          + "xmlns:rpm=\"http://linux.duke.edu/metadata/rpm\" packages=\"%d\">\n",
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<filelists xmlns=\"http://linux.duke.edu/metadata/filelists\" packages=\"%d\">\n",
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<otherdata xmlns=\"http://linux.duke.edu/metadata/other\" packages=\"%d\">\n"};
+  private static final String[] FOOTERS = {"</metadata>\n", "</filelists>\n", "</otherdata>\n"};
+
+  private final MetadataCompression compression;
+  private final int chunkPackages;
+
+  /** {@code chunkPackages}: the average number of packages a chunk holds (1 to 1,000,000). */
+  public RepoWriter(MetadataCompression compression, int chunkPackages) {
+    if (compression == null) throw new IllegalArgumentException("compression is null");
+    if (chunkPackages < 1 || chunkPackages > 1_000_000) throw new IllegalArgumentException("chunkPackages must be 1-1000000, got: " + chunkPackages);
+    this.compression = compression;
+    this.chunkPackages = chunkPackages;
+  }
+
+  /**
+   * What a write produced: primary, filelists and other (in that order), the table for the next
+   * publish, and how many package chunks were compressed and how many reused.
+   */
+  public record Result(List<MetadataFile> files, ChunkTable table, int chunksCompressed, int chunksReused) {}
+
+  /**
+   * Writes the three files into {@code dir} from {@code packages}, which must be in {@link #ORDER}
+   * without duplicates (else IllegalArgumentException). {@code previous} is the last publish's
+   * table ({@link ChunkTable#EMPTY} for none) and {@code previousFiles} finds its files by sha256
+   * (e.g. {@code blobStore::path}); it is asked only for files holding a chunk being reused.
+   */
+  public Result write(Path dir, Collection<? extends PackageXml> packages, ChunkTable previous, Function<String, Path> previousFiles)
+      throws IOException {
+    ChunkCodec codec = ChunkCodec.of(compression);
+    Map<String, ChunkTable.Chunk> reusable = new HashMap<>();
+    if (previous.compression() == compression) for (ChunkTable.Chunk c : previous.chunks()) reusable.put(c.key(), c);
+    int n = packages.size();
+    Out[] outs = new Out[TYPES.size()];
+    FileChannel[] sources = new FileChannel[TYPES.size()];
+    try {
+      for (int t = 0; t < outs.length; t++) {
+        outs[t] = new Out(dir.resolve(TYPES.get(t) + ".xml." + compression.extension()), codec);
+        outs[t].raw(codec.begin());
+        outs[t].compress(bytes(String.format(HEADERS[t], n)));
+      }
+      List<ChunkTable.Chunk> chunks = new ArrayList<>();
+      List<PackageXml> current = new ArrayList<>();
+      MessageDigest key = MetadataFile.newSha256();
+      int count = 0, compressed = 0, reused = 0;
+      PackageXml last = null;
+      Chunker chunker = new Chunker(outs, sources, previous, previousFiles);
+      for (PackageXml p : packages) {
+        if (last != null && ORDER.compare(last, p) >= 0) {
+          throw new IllegalArgumentException("packages must be sorted by name then pkgId without duplicates: "
+              + last.name() + " " + last.pkgId() + " then " + p.name() + " " + p.pkgId());
+        }
+        last = p;
+        count++;
+        current.add(p);
+        key.update(bytes(p.pkgId()));
+        key.update((byte) 0);
+        key.update(bytes(p.locationHref()));
+        key.update((byte) '\n');
+        if (boundary(p.pkgId(), chunkPackages) || current.size() >= 4 * chunkPackages) {
+          if (chunker.flush(current, HexFormat.of().formatHex(key.digest()), reusable, chunks)) reused++; else compressed++;
+          current.clear();
+        }
+      }
+      if (!current.isEmpty()) {
+        if (chunker.flush(current, HexFormat.of().formatHex(key.digest()), reusable, chunks)) reused++; else compressed++;
+      }
+      if (count != n) throw new IllegalArgumentException("packages held " + count + " packages, but its size() said " + n);
+      List<MetadataFile> files = new ArrayList<>();
+      Map<String, String> blobs = new LinkedHashMap<>();
+      for (int t = 0; t < outs.length; t++) {
+        outs[t].compress(bytes(FOOTERS[t]));
+        outs[t].raw(codec.end(outs[t].blocks));
+        MetadataFile f = outs[t].close(TYPES.get(t), "xml." + compression.extension());
+        files.add(f);
+        blobs.put(f.type(), f.sha256());
+      }
+      return new Result(List.copyOf(files), new ChunkTable(compression, blobs, chunks), compressed, reused);
+    } finally {
+      for (Out o : outs) if (o != null) o.ch.close();
+      for (FileChannel s : sources) if (s != null) s.close();
+    }
+  }
+
+  /** Whether a chunk ends after the package {@code pkgId}: on average one package in {@code every}. */
+  static boolean boundary(String pkgId, int every) {
+    long h = 0xcbf29ce484222325L; // FNV-1a, then a 64-bit finalizer, so that any pkgId spreads evenly
+    for (int i = 0; i < pkgId.length(); i++) {
+      h ^= pkgId.charAt(i);
+      h *= 0x100000001b3L;
+    }
+    h ^= h >>> 33;
+    h *= 0xff51afd7ed558ccdL;
+    h ^= h >>> 33;
+    h *= 0xc4ceb9fe1a85ec53L;
+    h ^= h >>> 33;
+    return Long.remainderUnsigned(h, every) == 0;
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static boolean needsNewline(byte[] fragment) {
+    return fragment.length == 0 || fragment[fragment.length - 1] != '\n';
+  }
+
+  private static byte[] fragment(PackageXml p, int type) {
+    return switch (type) {
+      case 0 -> p.primary();
+      case 1 -> p.filelists();
+      default -> p.other();
+    };
+  }
+
+  /** Writes one chunk of packages to the three files: reused from the previous files, or compressed. */
+  private static final class Chunker {
+    private final Out[] outs;
+    private final FileChannel[] sources;
+    private final ChunkTable previous;
+    private final Function<String, Path> previousFiles;
+    private byte[] buf = new byte[1 << 16];
+
+    Chunker(Out[] outs, FileChannel[] sources, ChunkTable previous, Function<String, Path> previousFiles) {
+      this.outs = outs;
+      this.sources = sources;
+      this.previous = previous;
+      this.previousFiles = previousFiles;
+    }
+
+    /** Returns true when the chunk was reused. */
+    boolean flush(List<PackageXml> packages, String key, Map<String, ChunkTable.Chunk> reusable, List<ChunkTable.Chunk> chunks)
+        throws IOException {
+      long[] openSizes = new long[outs.length];
+      for (PackageXml p : packages) {
+        for (int t = 0; t < outs.length; t++) {
+          byte[] f = fragment(p, t);
+          openSizes[t] += f.length + (needsNewline(f) ? 1 : 0);
+        }
+      }
+      ChunkTable.Chunk old = reusable.get(key);
+      boolean reuse = old != null && old.packages() == packages.size() && old.pieces().size() == outs.length;
+      for (int t = 0; reuse && t < outs.length; t++) reuse = old.pieces().get(t).openSize() == openSizes[t];
+      List<ChunkTable.Piece> pieces = new ArrayList<>(outs.length);
+      for (int t = 0; t < outs.length; t++) {
+        if (reuse) {
+          for (PackageXml p : packages) {
+            byte[] f = fragment(p, t);
+            outs[t].open.update(f);
+            if (needsNewline(f)) outs[t].open.update((byte) '\n');
+          }
+          pieces.add(outs[t].copy(source(t), old.pieces().get(t)));
+        } else {
+          if (openSizes[t] > Integer.MAX_VALUE - 16) throw new IllegalArgumentException("a chunk's " + TYPES.get(t) + " XML exceeds 2 GiB");
+          int len = 0;
+          if (buf.length < openSizes[t]) buf = new byte[(int) Math.max(openSizes[t], Math.min(Integer.MAX_VALUE - 16, 2L * buf.length))];
+          for (PackageXml p : packages) {
+            byte[] f = fragment(p, t);
+            System.arraycopy(f, 0, buf, len, f.length);
+            len += f.length;
+            if (needsNewline(f)) buf[len++] = '\n';
+          }
+          pieces.add(outs[t].compress(buf, len));
+        }
+      }
+      chunks.add(new ChunkTable.Chunk(key, packages.size(), pieces));
+      return reuse;
+    }
+
+    private FileChannel source(int t) throws IOException {
+      if (sources[t] == null) {
+        String sha = previous.files().get(TYPES.get(t));
+        if (sha == null) throw new IOException("the previous chunk table names no " + TYPES.get(t) + " file");
+        Path p = previousFiles.apply(sha);
+        if (p == null) throw new IOException("the previous " + TYPES.get(t) + " file " + sha + " is not available");
+        sources[t] = FileChannel.open(p, StandardOpenOption.READ);
+      }
+      return sources[t];
+    }
+  }
+
+  /** One file being written: its compressed bytes' sha256, its content's sha256, and (xz) its blocks. */
+  private static final class Out {
+    final Path path;
+    final FileChannel ch;
+    final ChunkCodec codec;
+    final MessageDigest sha = MetadataFile.newSha256();
+    final MessageDigest open = MetadataFile.newSha256();
+    final List<long[]> blocks = new ArrayList<>();
+    final ByteBuffer copyBuf = ByteBuffer.allocate(1 << 16);
+    long size, openSize;
+
+    Out(Path path, ChunkCodec codec) throws IOException {
+      this.path = path;
+      this.codec = codec;
+      this.ch = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+    }
+
+    /** Bytes that are not a chunk (the xz stream's header, index and footer). */
+    void raw(byte[] b) throws IOException {
+      sha.update(b);
+      ByteBuffer bb = ByteBuffer.wrap(b);
+      while (bb.hasRemaining()) ch.write(bb);
+      size += b.length;
+    }
+
+    ChunkTable.Piece compress(byte[] content) throws IOException {
+      return compress(content, content.length);
+    }
+
+    ChunkTable.Piece compress(byte[] content, int length) throws IOException {
+      open.update(content, 0, length);
+      ChunkCodec.Compressed c = codec.compress(content, length);
+      long offset = size;
+      raw(c.bytes());
+      return added(new ChunkTable.Piece(offset, c.bytes().length, c.unpadded(), length));
+    }
+
+    /** Copies a reused chunk's bytes; its content was already hashed. */
+    ChunkTable.Piece copy(FileChannel src, ChunkTable.Piece old) throws IOException {
+      long offset = size, at = old.offset(), end = old.offset() + old.length();
+      while (at < end) {
+        copyBuf.clear().limit((int) Math.min(copyBuf.capacity(), end - at));
+        int r = src.read(copyBuf, at);
+        if (r < 0) throw new IOException("the previous metadata file ends before its chunk at " + old.offset() + " (" + old.length() + " bytes)");
+        at += r;
+        copyBuf.flip();
+        sha.update(copyBuf.duplicate());
+        while (copyBuf.hasRemaining()) ch.write(copyBuf);
+      }
+      size += old.length();
+      return added(new ChunkTable.Piece(offset, old.length(), old.unpadded(), old.openSize()));
+    }
+
+    private ChunkTable.Piece added(ChunkTable.Piece p) {
+      openSize += p.openSize();
+      blocks.add(new long[] {p.unpadded(), p.openSize()});
+      return p;
+    }
+
+    MetadataFile close(String type, String suffix) throws IOException {
+      ch.force(false);
+      ch.close();
+      return new MetadataFile(type, suffix, path, HexFormat.of().formatHex(sha.digest()), size, HexFormat.of().formatHex(open.digest()), openSize);
+    }
+  }
+}
