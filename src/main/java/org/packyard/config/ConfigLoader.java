@@ -30,14 +30,18 @@ public final class ConfigLoader {
   public static final String DEFAULT_LISTEN = "127.0.0.1:8080";
   public static final String DEFAULT_DATA = "./packyard-data";
 
-  private static final Set<String> TOP_KEYS = Set.of("listen", "data", "repositories", "directory", "log_format", "probes_listen", "webhooks", "state", "tls", "blobs", "cache");
+  private static final Set<String> TOP_KEYS = Set.of("listen", "data", "repositories", "directory", "log_format", "probes_listen", "webhooks", "state", "tls", "blobs", "cache",
+      "metadata_compression", "signing_key", "signing_passphrase_file");
   private static final Set<String> STATE_KEYS = Set.of("url", "password_file", "max_connections");
   private static final Set<String> DIRECTORY_KEYS = Set.of("url", "token_file", "timeout", "cache_ttl", "max_stale", "max_concurrency",
       "ca_file", "allow_insecure");
   private static final Set<String> TLS_KEYS = Set.of("cert", "key");
   private static final List<String> REPO_KEYS = List.of("name", "upstream", "metalink", "mirrorlist", "policy",
       "branch", "channel", "sync_every", "access", "include", "exclude", "arches", "retain", "max_concurrency",
-      "fixed_concurrency", "tls_ca_file", "tls_client_cert", "tls_client_key", "proxy");
+      "fixed_concurrency", "tls_ca_file", "tls_client_cert", "tls_client_key", "proxy",
+      "metadata_compression", "signing_key", "signing_passphrase_file", "package_keys");
+  /** Read where it is used, not a setting of its own: the signing key's passphrase. */
+  static final String SIGNING_PASSPHRASE = "PACKYARD_SIGNING_PASSPHRASE";
   private static final YAMLMapper YAML = new YAMLMapper();
 
   private ConfigLoader() {}
@@ -81,10 +85,11 @@ public final class ConfigLoader {
     // Sorted so PACKYARD_REPOSITORIES (the whole list) applies before per-item keys.
     for (Map.Entry<String, String> e : new TreeMap<>(env).entrySet()) {
       String var = e.getKey();
-      if (!var.startsWith("PACKYARD_") || LAUNCHER_VARIABLES.contains(var)) continue;
+      if (!var.startsWith("PACKYARD_") || LAUNCHER_VARIABLES.contains(var) || var.equals(SIGNING_PASSPHRASE)) continue;
       String rest = var.substring("PACKYARD_".length()).toLowerCase(Locale.ROOT);
       String value = e.getValue();
-      if (rest.equals("listen") || rest.equals("data") || rest.equals("log_format") || rest.equals("probes_listen")) {
+      if (rest.equals("listen") || rest.equals("data") || rest.equals("log_format") || rest.equals("probes_listen")
+          || rest.equals("metadata_compression") || rest.equals("signing_key") || rest.equals("signing_passphrase_file")) {
         root.put(rest, value);
       } else if (rest.equals("state") || rest.startsWith("state_")) {
         String key = rest.equals("state") ? "url" : rest.substring("state_".length());
@@ -125,7 +130,8 @@ public final class ConfigLoader {
       } else {
         throw new ConfigException(var + ": unknown setting; known: PACKYARD_LISTEN, PACKYARD_DATA, PACKYARD_LOG_FORMAT, "
             + "PACKYARD_REPOSITORIES, PACKYARD_REPOSITORIES_<index>_<key>, PACKYARD_STATE, PACKYARD_STATE_<key>, "
-            + "PACKYARD_TLS_CERT, PACKYARD_TLS_KEY, " + BlobKeys.envNames());
+            + "PACKYARD_TLS_CERT, PACKYARD_TLS_KEY, PACKYARD_METADATA_COMPRESSION, PACKYARD_SIGNING_KEY, "
+            + "PACKYARD_SIGNING_PASSPHRASE_FILE, PACKYARD_SIGNING_PASSPHRASE, " + BlobKeys.envNames());
       }
     }
   }
@@ -142,9 +148,11 @@ public final class ConfigLoader {
     }
     List<RepositoryConfig> repos = new ArrayList<>();
     JsonNode list = root.get("repositories");
+    Signing signing = new Signing(root, where, file, env);
+    signing.publishing(JsonNodeFactory.instance.objectNode(), where); // checks the top level's key with no repository
     if (list != null && !list.isNull()) {
       if (!list.isArray()) throw new ConfigException(where + ": repositories must be a list");
-      for (int i = 0; i < list.size(); i++) repos.add(repository(list.get(i), where + ": repositories[" + i + "]", file));
+      for (int i = 0; i < list.size(); i++) repos.add(repository(list.get(i), where + ": repositories[" + i + "]", file, signing));
     }
     DirectoryConfig directory = directory(root.get("directory"), where + ": directory", file);
     StateConfig state = state(root.get("state"), where + ": state", file, env);
@@ -231,7 +239,7 @@ public final class ConfigLoader {
     return StateConfig.parse(where, url, passwordFile, password, max);
   }
 
-  private static RepositoryConfig repository(JsonNode node, String where, Path file) {
+  private static RepositoryConfig repository(JsonNode node, String where, Path file, Signing signing) {
     if (!node.isObject()) throw new ConfigException(where + ": must be a mapping with name, upstream, ...");
     for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
       String k = it.next();
@@ -257,9 +265,78 @@ public final class ConfigLoader {
           new Transfer(integer(node, "max_concurrency", where, Transfer.DEFAULT_MAX),
               integer(node, "fixed_concurrency", where, 0),
               path(node, "tls_ca_file", where, file), path(node, "tls_client_cert", where, file),
-              path(node, "tls_client_key", where, file), uri(node, "proxy", where, file)));
+              path(node, "tls_client_key", where, file), uri(node, "proxy", where, file)),
+          signing.publishing(node, where));
     } catch (ConfigException e) {
       throw e.getMessage().startsWith(where) ? e : new ConfigException(where + ": " + e.getMessage());
+    }
+  }
+
+  /**
+   * The publishing keys of each repository: its own {@code metadata_compression},
+   * {@code signing_key} and {@code signing_passphrase_file} over the top level's, the passphrase
+   * from the file, else {@code PACKYARD_SIGNING_PASSPHRASE}. Each key file is checked (and a
+   * signing key unlocked) once, here, so a bad one is named at start-up.
+   */
+  private static final class Signing {
+    private final String topWhere;
+    private final Path file;
+    private final Map<String, String> env;
+    private final String compression;
+    private final Path key, passphraseFile;
+    private final Set<String> checked = new java.util.HashSet<>();
+
+    Signing(ObjectNode root, String where, Path file, Map<String, String> env) {
+      this.topWhere = where;
+      this.file = file;
+      this.env = env;
+      this.compression = text(root, "metadata_compression", where, null);
+      if (compression != null) MetadataCompression.parse(where, compression);
+      this.key = path(root, "signing_key", where, file);
+      this.passphraseFile = path(root, "signing_passphrase_file", where, file);
+    }
+
+    Publishing publishing(JsonNode node, String where) {
+      String c = text(node, "metadata_compression", where, compression);
+      Path k = path(node, "signing_key", where, file);
+      Path pf = path(node, "signing_passphrase_file", where, file);
+      String keyWhere = k != null ? where : topWhere;
+      if (k == null) k = key;
+      if (pf == null) pf = passphraseFile;
+      if (pf != null && k == null) throw new ConfigException(where + ": signing_passphrase_file is set but signing_key is not");
+      Secret pass = null;
+      if (k != null) {
+        if (pf != null) {
+          try {
+            pass = new Secret(Files.readString(pf).replaceAll("\\r?\\n$", ""));
+          } catch (IOException e) {
+            throw new ConfigException(where + ": signing_passphrase_file " + pf + " cannot be read: " + e.getClass().getSimpleName());
+          }
+        } else if (env.get(SIGNING_PASSPHRASE) != null) {
+          pass = new Secret(env.get(SIGNING_PASSPHRASE));
+        }
+        if (checked.add(k + "\0" + pf)) {
+          try {
+            org.packyard.publish.RepomdSigner.load(k, pass);
+          } catch (org.packyard.publish.KeyException e) {
+            throw new ConfigException(keyWhere + ": signing_key: " + e.getMessage());
+          }
+        }
+      }
+      List<Path> packageKeys = new ArrayList<>();
+      for (String s : list(node, "package_keys", where)) {
+        Path p = Path.of(s);
+        if (!p.isAbsolute() && file != null && file.toAbsolutePath().getParent() != null) p = file.toAbsolutePath().getParent().resolve(p);
+        packageKeys.add(p.normalize());
+      }
+      if (!packageKeys.isEmpty()) {
+        try {
+          org.packyard.publish.PackageSignatures.load(packageKeys);
+        } catch (org.packyard.publish.KeyException e) {
+          throw new ConfigException(where + ": package_keys: " + e.getMessage());
+        }
+      }
+      return new Publishing(c == null ? null : MetadataCompression.parse(where, c), k, pass, packageKeys);
     }
   }
 

@@ -6,7 +6,8 @@ import java.util.regex.Pattern;
 
 /**
  * One configured repository. {@code branch} is null when the repository is not on the
- * mdapi-compatible API; {@code syncEvery} is null when it is only synced on demand.
+ * mdapi-compatible API; {@code syncEvery} is null when it is only synced on demand;
+ * {@code publishing} says how Packyard writes and signs the metadata it makes for it.
  */
 public record RepositoryConfig(
     String name,
@@ -17,7 +18,8 @@ public record RepositoryConfig(
     Duration syncEvery,
     Access access,
     Filters filters,
-    Transfer transfer) {
+    Transfer transfer,
+    Publishing publishing) {
 
   private static final Pattern NAME = Pattern.compile("[a-z0-9._-]+(/[a-z0-9._-]+)*");
   private static final Pattern BRANCH = Pattern.compile("[A-Za-z0-9._-]{1,64}");
@@ -41,23 +43,34 @@ public record RepositoryConfig(
     if (access == null) access = Access.PUBLIC;
     if (filters == null) filters = Filters.NONE;
     if (transfer == null) transfer = Transfer.DEFAULT;
+    if (publishing == null) publishing = Publishing.DEFAULT;
+  }
+
+  /** A repository with the default publishing settings. */
+  public RepositoryConfig(String name, Upstream upstream, Policy policy, String branch, Channel channel,
+      Duration syncEvery, Access access, Filters filters, Transfer transfer) {
+    this(name, upstream, policy, branch, channel, syncEvery, access, filters, transfer, null);
   }
 
   /** A repository with one upstream URL, no filters and default transfer settings. */
   public RepositoryConfig(String name, URI upstream, Policy policy, String branch, Channel channel,
       Duration syncEvery, Access access) {
-    this(name, Upstream.of(upstream), policy, branch, channel, syncEvery, access, null, null);
+    this(name, Upstream.of(upstream), policy, branch, channel, syncEvery, access, null, null, null);
   }
 
   public RepositoryConfig withFilters(Filters f) {
-    return new RepositoryConfig(name, upstream, policy, branch, channel, syncEvery, access, f, transfer);
+    return new RepositoryConfig(name, upstream, policy, branch, channel, syncEvery, access, f, transfer, publishing);
   }
 
   public RepositoryConfig withTransfer(Transfer t) {
-    return new RepositoryConfig(name, upstream, policy, branch, channel, syncEvery, access, filters, t);
+    return new RepositoryConfig(name, upstream, policy, branch, channel, syncEvery, access, filters, t, publishing);
   }
 
   public RepositoryConfig withPolicy(Policy p) {
-    return new RepositoryConfig(name, upstream, p, branch, channel, syncEvery, access, filters, transfer);
+    return new RepositoryConfig(name, upstream, p, branch, channel, syncEvery, access, filters, transfer, publishing);
+  }
+
+  public RepositoryConfig withPublishing(Publishing p) {
+    return new RepositoryConfig(name, upstream, policy, branch, channel, syncEvery, access, filters, transfer, p);
   }
 }

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.packyard.testkit.Exec;
+import org.packyard.testkit.Gpg;
 import org.packyard.testkit.Tools;
 
 /** Header signatures made by real rpmsign, checked against package_keys. */

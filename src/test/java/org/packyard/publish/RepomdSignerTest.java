@@ -15,6 +15,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.packyard.config.MetadataCompression;
 import org.packyard.config.Secret;
 import org.packyard.testkit.Exec;
+import org.packyard.testkit.Gpg;
 import org.packyard.testkit.Tools;
 
 class RepomdSignerTest {

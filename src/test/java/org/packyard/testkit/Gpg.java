@@ -1,4 +1,4 @@
-package org.packyard.publish;
+package org.packyard.testkit;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -7,40 +7,42 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.packyard.testkit.Exec;
 
-/** A throw-away gpg home: makes keys, exports them, verifies; {@link #close} stops its agent. */
-final class Gpg implements AutoCloseable {
-  final Path home;
+/**
+ * A throw-away gpg home for tests: makes keys, exports them, verifies; {@link #close} stops its
+ * agent. Callers {@link Tools#require} gpg first.
+ */
+public final class Gpg implements AutoCloseable {
+  public final Path home;
 
-  Gpg(Path home) throws IOException {
+  public Gpg(Path home) throws IOException {
     this.home = Files.createDirectories(home);
     Files.setPosixFilePermissions(home, PosixFilePermissions.fromString("rwx------"));
   }
 
   /** A new key that may sign ({@code algo}: rsa2048, ed25519, ...); returns its fingerprint. */
-  String generate(String uid, String algo, String passphrase) {
+  public String generate(String uid, String algo, String passphrase) {
     run("--passphrase", passphrase, "--quick-gen-key", uid, algo, "sign", "never");
     String out = run("--with-colons", "--list-keys", uid).output();
     return out.lines().filter(l -> l.startsWith("fpr:")).findFirst().orElseThrow().split(":")[9];
   }
 
-  Path exportSecret(String fpr, String passphrase, Path to) throws IOException {
+  public Path exportSecret(String fpr, String passphrase, Path to) throws IOException {
     run("--passphrase", passphrase, "--yes", "--output", to.toString(), "--armor", "--export-secret-keys", fpr);
     return to;
   }
 
-  Path exportPublic(String fpr, Path to) throws IOException {
+  public Path exportPublic(String fpr, Path to) throws IOException {
     run("--yes", "--output", to.toString(), "--armor", "--export", fpr);
     return to;
   }
 
-  void importKey(Path file) {
+  public void importKey(Path file) {
     Exec.Result r = run("--import", file.toString());
     if (r.exit() != 0) throw new AssertionError("gpg --import failed: " + r.output());
   }
 
-  Exec.Result run(String... args) {
+  public Exec.Result run(String... args) {
     List<String> cmd = new ArrayList<>(List.of("gpg", "--batch", "--no-tty", "--pinentry-mode", "loopback"));
     cmd.addAll(List.of(args));
     Exec.Result r = Exec.run(null, Map.of("GNUPGHOME", home.toString()), 120, cmd);
