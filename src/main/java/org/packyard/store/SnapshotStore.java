@@ -33,6 +33,8 @@ public final class SnapshotStore {
 
   private final Path reposDir;
   private final int keep;
+  /** Repositories that keep another number of snapshots than {@link #keep} (hosted: retain_snapshots). */
+  private final java.util.Map<String, Integer> keepFor = new java.util.concurrent.ConcurrentHashMap<>();
   private final Clock clock;
 
   /** A published snapshot: its directory and manifest. */
@@ -59,6 +61,12 @@ public final class SnapshotStore {
     this.keep = keep;
     this.clock = clock;
     Files.createDirectories(reposDir);
+  }
+
+  /** Keeps the newest {@code n} snapshots of {@code repository} (the current one always) instead of the default. */
+  public void retain(String repository, int n) {
+    if (n < 1) throw new IllegalArgumentException("retain < 1: " + n);
+    keepFor.put(repository, n);
   }
 
   /** The directory name for a repository: its name with '/' as '+', which names never contain. */
@@ -212,7 +220,7 @@ public final class SnapshotStore {
 
   private void prune(String repository, String currentId) throws IOException {
     List<Path> dirs = snapshotDirs(repository);
-    for (int i = keep; i < dirs.size(); i++) {
+    for (int i = keepFor.getOrDefault(repository, keep); i < dirs.size(); i++) {
       if (!dirs.get(i).getFileName().toString().equals(currentId)) deleteTree(dirs.get(i));
     }
   }

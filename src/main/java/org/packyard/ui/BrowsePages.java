@@ -236,7 +236,7 @@ final class BrowsePages {
       String prev = from == 0 ? null : href + "?" + filter + "from=" + Math.max(0, from - PAGE);
       String next = more ? href + "?" + filter + "from=" + (from + PAGE) : null;
       boolean canSync = access.grant(v.who(), Role.EDITOR, name) != null;
-      Model.RepoPage page = new Model.RepoPage(row(r), r.upstream().toString() /* credentials masked by Upstream */, r.branch(), r.channel().key(),
+      Model.RepoPage page = new Model.RepoPage(row(r), (r.hosted() ? "hosted (packages are uploaded)" : r.upstream().toString()) /* credentials masked by Upstream */, r.branch(), r.channel().key(),
           repoFile(base, r, v), canSync, snaps, runs, q, pkgs, prev, next, href + ":events", href + ":sync",
           ctx.request().getParam("synced") != null ? "Sync started: its progress shows below." : null);
       return Web.render(out -> JterepoGenerated.render(out, null, v.chrome(name, "repo"), page));
