@@ -89,6 +89,19 @@ public record RepositoryConfig(
     return policy == Policy.HOSTED;
   }
 
+  /** Whether Packyard signs this repository's repomd.xml (it writes the metadata of hosted repositories). */
+  public boolean signedMetadata() {
+    return hosted() && publishing.signed();
+  }
+
+  /**
+   * The lines of a {@code .repo} snippet that make dnf check the repomd.xml signature, for a
+   * repository served at {@code base}/repos/{name}/; empty when its metadata is not signed.
+   */
+  public String repoGpgLines(String base) {
+    return signedMetadata() ? "repo_gpgcheck=1\ngpgkey=" + base + "/repos/" + name + "/repodata/repomd.xml.key\n" : "";
+  }
+
   public RepositoryConfig withHosting(Hosting h) {
     return new RepositoryConfig(name, upstream, policy, branch, channel, syncEvery, access, filters, transfer, publishing, h);
   }

@@ -255,7 +255,7 @@ final class BrowsePages {
   private static String repoFile(String base, RepositoryConfig r, Web.Visitor v) {
     String id = r.name().replace('/', '-');
     StringBuilder b = new StringBuilder().append('[').append(id).append("]\nname=").append(r.name())
-        .append("\nbaseurl=").append(base).append("/repos/").append(r.name()).append("/\nenabled=1\ngpgcheck=0\n");
+        .append("\nbaseurl=").append(base).append("/repos/").append(r.name()).append("/\nenabled=1\ngpgcheck=0\n").append(r.repoGpgLines(base));
     if (r.access() == Access.PRIVATE) {
       b.append("username=").append(v.who().anonymous() ? "YOUR_USER_NAME" : v.user()).append("\npassword=YOUR_TOKEN\n");
     }
