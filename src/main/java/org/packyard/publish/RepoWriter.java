@@ -86,7 +86,8 @@ public final class RepoWriter {
    * Writes the three files into {@code dir} from {@code packages}, which must be in {@link #ORDER}
    * without duplicates (else IllegalArgumentException). {@code previous} is the last publish's
    * table ({@link ChunkTable#EMPTY} for none) and {@code previousFiles} finds its files by sha256
-   * (e.g. {@code blobStore::path}); it is asked only for files holding a chunk being reused.
+   * (e.g. {@code blobStore::path}); it is asked only for files holding a chunk being reused, and
+   * when one is gone the write fails with IOException (write again with {@link ChunkTable#EMPTY}).
    */
   public Result write(Path dir, Collection<? extends PackageXml> packages, ChunkTable previous, Function<String, Path> previousFiles)
       throws IOException {
