@@ -111,6 +111,35 @@ public final class Catalog implements AutoCloseable {
     return new View(Map.copyOf(repos), java.util.Collections.unmodifiableMap(branches));
   }
 
+  /** Pinned snapshots opened for {@link #pinned}, the most recently used last; at most {@link #PINNED_MAX}. */
+  private final LinkedHashMap<String, Served> pinned = new LinkedHashMap<>(16, 0.75f, true);
+  static final int PINNED_MAX = 16;
+
+  /**
+   * The kept snapshot {@code id} of {@code repository} as it can be served read-only (the current
+   * one, or an older one this data directory still keeps), or null. Blocking: opens its index.
+   */
+  public synchronized Served pinned(String repository, String id) throws IOException {
+    RepositoryConfig rc = config.repository(repository);
+    if (rc == null) return null;
+    Served cur = view.repositories().get(repository);
+    if (cur != null && cur.snapshot().id().equals(id)) return cur;
+    String key = repository + "@" + id;
+    Served s = pinned.get(key);
+    if (s != null) return s;
+    Optional<Published> p = snapshots.snapshot(repository, id);
+    if (p.isEmpty()) return null;
+    s = Served.of(rc, p.get(), SnapshotIndex.open(p.get().indexDir()));
+    pinned.put(key, s);
+    if (pinned.size() > PINNED_MAX) {
+      var eldest = pinned.entrySet().iterator();
+      Served gone = eldest.next().getValue();
+      eldest.remove();
+      gone.index().close(); // closes when its last reader is done
+    }
+    return s;
+  }
+
   /** Names of configured repositories that have no published snapshot yet. */
   public List<String> unpublished() {
     View v = view;
@@ -122,5 +151,6 @@ public final class Catalog implements AutoCloseable {
   @Override
   public synchronized void close() {
     for (Served s : view.repositories().values()) s.index().close();
+    for (Served s : pinned.values()) s.index().close();
   }
 }

@@ -148,7 +148,7 @@ final class ServeCommand implements Callable<Integer> {
       RepositoryConfig r = config.repositories().get(0);
       b.append("\nInstall from it with dnf: save this as /etc/yum.repos.d/").append(r.name()).append(".repo\n\n")
           .append("[").append(r.name()).append("]\nname=Packyard ").append(r.name()).append("\nbaseurl=").append(base)
-          .append("/repos/").append(r.name()).append("/\ngpgcheck=0\n\n")
+          .append("/repos/").append(r.name()).append("/\ngpgcheck=0\n").append(r.repoGpgLines(base)).append("\n")
           .append("then: dnf install ").append(Sample.PACKAGE).append('\n');
     }
     System.out.print(b);

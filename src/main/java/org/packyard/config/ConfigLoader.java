@@ -34,7 +34,7 @@ public final class ConfigLoader {
   public static final String DEFAULT_DATA = "./packyard-data";
 
   private static final Set<String> TOP_KEYS = Set.of("listen", "data", "repositories", "directory", "log_format", "probes_listen", "webhooks", "state", "tls", "blobs", "cache",
-      "metadata_compression", "signing_key", "signing_passphrase_file", "max_heap");
+      "metadata_compression", "signing_key", "signing_passphrase_file", "max_heap", "max_upload_size");
   private static final Set<String> STATE_KEYS = Set.of("url", "password_file", "max_connections");
   private static final Set<String> DIRECTORY_KEYS = Set.of("url", "token_file", "timeout", "cache_ttl", "max_stale", "max_concurrency",
       "ca_file", "allow_insecure");
@@ -42,7 +42,8 @@ public final class ConfigLoader {
   private static final List<String> REPO_KEYS = List.of("name", "upstream", "metalink", "mirrorlist", "policy",
       "branch", "channel", "sync_every", "access", "include", "exclude", "arches", "retain", "max_concurrency",
       "fixed_concurrency", "tls_ca_file", "tls_client_cert", "tls_client_key", "proxy", "allow_private_mirrors",
-      "metadata_compression", "signing_key", "signing_passphrase_file", "package_keys");
+      "metadata_compression", "signing_key", "signing_passphrase_file", "package_keys",
+      "retain_snapshots", "max_upload_size");
   /** Read where it is used, not a setting of its own: the signing key's passphrase. */
   static final String SIGNING_PASSPHRASE = "PACKYARD_SIGNING_PASSPHRASE";
   private static final YAMLMapper YAML = new YAMLMapper();
@@ -110,7 +111,8 @@ public final class ConfigLoader {
       String rest = var.substring("PACKYARD_".length()).toLowerCase(Locale.ROOT);
       String value = e.getValue();
       if (rest.equals("listen") || rest.equals("data") || rest.equals("log_format") || rest.equals("probes_listen")
-          || rest.equals("metadata_compression") || rest.equals("signing_key") || rest.equals("signing_passphrase_file")) {
+          || rest.equals("metadata_compression") || rest.equals("signing_key") || rest.equals("signing_passphrase_file")
+          || rest.equals("max_upload_size")) {
         root.put(rest, value);
       } else if (rest.equals("state") || rest.startsWith("state_")) {
         String key = rest.equals("state") ? "url" : rest.substring("state_".length());
@@ -152,7 +154,7 @@ public final class ConfigLoader {
         throw new ConfigException(var + ": unknown setting; known: PACKYARD_LISTEN, PACKYARD_DATA, PACKYARD_LOG_FORMAT, "
             + "PACKYARD_REPOSITORIES, PACKYARD_REPOSITORIES_<index>_<key>, PACKYARD_STATE, PACKYARD_STATE_<key>, "
             + "PACKYARD_TLS_CERT, PACKYARD_TLS_KEY, PACKYARD_METADATA_COMPRESSION, PACKYARD_SIGNING_KEY, "
-            + "PACKYARD_SIGNING_PASSPHRASE_FILE, PACKYARD_SIGNING_PASSPHRASE, " + BlobKeys.envNames());
+            + "PACKYARD_SIGNING_PASSPHRASE_FILE, PACKYARD_SIGNING_PASSPHRASE, PACKYARD_MAX_UPLOAD_SIZE, " + BlobKeys.envNames());
       }
     }
   }
@@ -175,7 +177,11 @@ public final class ConfigLoader {
     signing.publishing(JsonNodeFactory.instance.objectNode(), where); // checks the top level's key with no repository
     if (list != null && !list.isNull()) {
       if (!list.isArray()) throw new ConfigException(where + ": repositories must be a list");
-      for (int i = 0; i < list.size(); i++) repos.add(repository(list.get(i), where + ": repositories[" + i + "]", file, signing));
+      String maxUpload = text(root, "max_upload_size", where, null);
+      long topMaxUpload = maxUpload == null ? Hosting.DEFAULT_MAX_UPLOAD : Sizes.parse(where + ": max_upload_size", maxUpload);
+      for (int i = 0; i < list.size(); i++) {
+        repos.add(repository(list.get(i), where + ": repositories[" + i + "]", file, signing, topMaxUpload));
+      }
     }
     DirectoryConfig directory = directory(root.get("directory"), where + ": directory", file);
     StateConfig state = state(root.get("state"), where + ": state", file, env);
@@ -272,7 +278,7 @@ public final class ConfigLoader {
     return StateConfig.parse(where, url, passwordFile, password, max);
   }
 
-  private static RepositoryConfig repository(JsonNode node, String where, Path file, Signing signing) {
+  private static RepositoryConfig repository(JsonNode node, String where, Path file, Signing signing, long topMaxUpload) {
     if (!node.isObject()) throw new ConfigException(where + ": must be a mapping with name, upstream, ...");
     for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
       String k = it.next();
@@ -285,9 +291,14 @@ public final class ConfigLoader {
     String channel = text(node, "channel", where, null);
     String every = text(node, "sync_every", where, null);
     String access = text(node, "access", where, null);
+    boolean hosted = Policy.HOSTED.key().equals(policy);
+    String maxUpload = text(node, "max_upload_size", where, null);
     try {
+      if (!hosted && (node.has("retain_snapshots") || maxUpload != null)) {
+        throw new ConfigException(where + ": retain_snapshots and max_upload_size apply to policy: hosted only");
+      }
       return new RepositoryConfig(name,
-          upstream(node, where, file),
+          hosted ? hostedUpstream(node, where) : upstream(node, where, file),
           policy == null ? null : Policy.parse(where, policy),
           text(node, "branch", where, null),
           channel == null ? null : Channel.parse(where, channel),
@@ -299,7 +310,9 @@ public final class ConfigLoader {
               integer(node, "fixed_concurrency", where, 0),
               path(node, "tls_ca_file", where, file), path(node, "tls_client_cert", where, file),
               path(node, "tls_client_key", where, file), uri(node, "proxy", where, file)),
-          signing.publishing(node, where));
+          signing.publishing(node, where),
+          new Hosting(integer(node, "retain_snapshots", where, Hosting.DEFAULT_RETAIN),
+              maxUpload == null ? topMaxUpload : Sizes.parse(where + ": max_upload_size", maxUpload)));
     } catch (ConfigException e) {
       throw e.getMessage().startsWith(where) ? e : new ConfigException(where + ": " + e.getMessage());
     }
@@ -371,6 +384,14 @@ public final class ConfigLoader {
       }
       return new Publishing(c == null ? null : MetadataCompression.parse(where, c), k, pass, packageKeys);
     }
+  }
+
+  /** A hosted repository has none: naming one is a mistake worth stopping for. */
+  private static Upstream hostedUpstream(JsonNode node, String where) {
+    for (String k : List.of("upstream", "metalink", "mirrorlist")) {
+      if (node.has(k)) throw new ConfigException(where + ": a hosted repository has no " + k + " (its packages are uploaded)");
+    }
+    return null;
   }
 
   private static Upstream upstream(JsonNode node, String where, Path file) {

@@ -7,7 +7,8 @@ import java.util.regex.Pattern;
 /**
  * One configured repository. {@code branch} is null when the repository is not on the
  * mdapi-compatible API; {@code syncEvery} is null when it is only synced on demand;
- * {@code publishing} says how Packyard writes and signs the metadata it makes for it.
+ * {@code publishing} says how Packyard writes and signs the metadata it makes for it;
+ * {@code upstream} is null for a {@link Policy#HOSTED hosted} one, whose settings are {@code hosting}.
  */
 public record RepositoryConfig(
     String name,
@@ -19,7 +20,8 @@ public record RepositoryConfig(
     Access access,
     Filters filters,
     Transfer transfer,
-    Publishing publishing) {
+    Publishing publishing,
+    Hosting hosting) {
 
   private static final Pattern NAME = Pattern.compile("[a-z0-9._-]+(/[a-z0-9._-]+)*");
   private static final Pattern BRANCH = Pattern.compile("[A-Za-z0-9._-]{1,64}");
@@ -31,7 +33,13 @@ public record RepositoryConfig(
     for (String seg : name.split("/")) {
       if (seg.equals(".") || seg.equals("..")) throw new ConfigException("repository name must not contain '" + seg + "' segments: " + name);
     }
-    if (upstream == null) throw new ConfigException("repository " + name + ": upstream is required");
+    if (upstream == null && policy != Policy.HOSTED) throw new ConfigException("repository " + name + ": upstream is required");
+    if (upstream != null && policy == Policy.HOSTED) {
+      throw new ConfigException("repository " + name + ": a hosted repository has no upstream (its packages are uploaded)");
+    }
+    if (syncEvery != null && policy == Policy.HOSTED) {
+      throw new ConfigException("repository " + name + ": a hosted repository is not synced, so sync_every does not apply");
+    }
     if (branch != null && !BRANCH.matcher(branch).matches()) {
       throw new ConfigException("repository " + name + ": branch must be [A-Za-z0-9._-], at most 64 characters, got: " + branch);
     }
@@ -44,33 +52,61 @@ public record RepositoryConfig(
     if (filters == null) filters = Filters.NONE;
     if (transfer == null) transfer = Transfer.DEFAULT;
     if (publishing == null) publishing = Publishing.DEFAULT;
+    if (hosting == null) hosting = Hosting.DEFAULT;
   }
 
   /** A repository with the default publishing settings. */
   public RepositoryConfig(String name, Upstream upstream, Policy policy, String branch, Channel channel,
       Duration syncEvery, Access access, Filters filters, Transfer transfer) {
-    this(name, upstream, policy, branch, channel, syncEvery, access, filters, transfer, null);
+    this(name, upstream, policy, branch, channel, syncEvery, access, filters, transfer, null, null);
   }
 
   /** A repository with one upstream URL, no filters and default transfer settings. */
   public RepositoryConfig(String name, URI upstream, Policy policy, String branch, Channel channel,
       Duration syncEvery, Access access) {
-    this(name, Upstream.of(upstream), policy, branch, channel, syncEvery, access, null, null, null);
+    this(name, Upstream.of(upstream), policy, branch, channel, syncEvery, access, null, null, null, null);
   }
 
   public RepositoryConfig withFilters(Filters f) {
-    return new RepositoryConfig(name, upstream, policy, branch, channel, syncEvery, access, f, transfer, publishing);
+    return new RepositoryConfig(name, upstream, policy, branch, channel, syncEvery, access, f, transfer, publishing, hosting);
   }
 
   public RepositoryConfig withTransfer(Transfer t) {
-    return new RepositoryConfig(name, upstream, policy, branch, channel, syncEvery, access, filters, t, publishing);
+    return new RepositoryConfig(name, upstream, policy, branch, channel, syncEvery, access, filters, t, publishing, hosting);
   }
 
   public RepositoryConfig withPolicy(Policy p) {
-    return new RepositoryConfig(name, upstream, p, branch, channel, syncEvery, access, filters, transfer, publishing);
+    return new RepositoryConfig(name, upstream, p, branch, channel, syncEvery, access, filters, transfer, publishing, hosting);
+  }
+
+  /** A hosted repository (no upstream) with default settings. */
+  public static RepositoryConfig hosted(String name, String branch, Access access) {
+    return new RepositoryConfig(name, null, Policy.HOSTED, branch, Channel.RELEASE, null, access, null, null, null, null);
+  }
+
+  /** Whether packages are uploaded to it rather than mirrored. */
+  public boolean hosted() {
+    return policy == Policy.HOSTED;
+  }
+
+  /** Whether Packyard signs this repository's repomd.xml (it writes the metadata of hosted repositories). */
+  public boolean signedMetadata() {
+    return hosted() && publishing.signed();
+  }
+
+  /**
+   * The lines of a {@code .repo} snippet that make dnf check the repomd.xml signature, for a
+   * repository served at {@code base}/repos/{name}/; empty when its metadata is not signed.
+   */
+  public String repoGpgLines(String base) {
+    return signedMetadata() ? "repo_gpgcheck=1\ngpgkey=" + base + "/repos/" + name + "/repodata/repomd.xml.key\n" : "";
+  }
+
+  public RepositoryConfig withHosting(Hosting h) {
+    return new RepositoryConfig(name, upstream, policy, branch, channel, syncEvery, access, filters, transfer, publishing, h);
   }
 
   public RepositoryConfig withPublishing(Publishing p) {
-    return new RepositoryConfig(name, upstream, policy, branch, channel, syncEvery, access, filters, transfer, p);
+    return new RepositoryConfig(name, upstream, policy, branch, channel, syncEvery, access, filters, transfer, p, hosting);
   }
 }

@@ -219,6 +219,18 @@ public final class ContentRoutes {
       return;
     }
     RepositoryConfig rc = configured(p);
+    Pin pin = rc == null ? pin(p) : null;
+    if (pin != null) {
+      if (pin.config().access() == Access.PUBLIC) {
+        servePinned(ctx, p, pin);
+        return;
+      }
+      access.subject(ctx).onFailure(ctx::fail).onSuccess(who -> {
+        if (access.canRead(who, pin.config())) servePinned(ctx, p, pin);
+        else ctx.fail(noRepository(ctx, who));
+      });
+      return;
+    }
     if (rc != null && rc.access() == Access.PUBLIC) {
       serve(ctx, p, rc);
       return;
@@ -233,6 +245,37 @@ public final class ContentRoutes {
   private static HttpError noRepository(RoutingContext ctx, Subject who) {
     return who.anonymous() ? HttpError.unauthorized("credentials required")
         : HttpError.notFound("no repository at " + ctx.request().path());
+  }
+
+  /** A path under {@code /repos/{name}@{snapshot}/}: the first {@code segments} segments name the repository and snapshot. */
+  private record Pin(RepositoryConfig config, String snapshot, int segments) {}
+
+  /** The pinned snapshot the path names ({@code name@id}; names never hold '@'), or null. */
+  private Pin pin(TreePath p) {
+    for (int n = p.segments().size(); n >= 1; n--) {
+      String last = p.segments().get(n - 1);
+      int at = last.indexOf('@');
+      if (at <= 0 || at == last.length() - 1) continue;
+      List<String> name = new java.util.ArrayList<>(p.segments().subList(0, n - 1));
+      name.add(last.substring(0, at));
+      RepositoryConfig r = byName.get(String.join("/", name));
+      if (r != null) return new Pin(r, last.substring(at + 1), n);
+    }
+    return null;
+  }
+
+  /** Serves a retained snapshot read-only, byte for byte as it was published. */
+  private void servePinned(RoutingContext ctx, TreePath p, Pin pin) {
+    readers.submit(() -> catalog.pinned(pin.config().name(), pin.snapshot())).onFailure(ctx::fail).onSuccess(s -> {
+      if (s == null) ctx.fail(HttpError.notFound(pin.config().name() + " keeps no snapshot " + pin.snapshot()));
+      else {
+        try {
+          serve(ctx, p, s, p.join(pin.segments()));
+        } catch (RuntimeException e) {
+          ctx.fail(e); // thrown in a callback, not in the route's handler: the router would not see it
+        }
+      }
+    });
   }
 
   /** The configured repository whose name is a prefix of the path (names never nest), or null. */

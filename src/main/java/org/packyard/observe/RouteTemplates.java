@@ -78,7 +78,8 @@ public final class RouteTemplates {
 
   private static String api(String path) {
     if (path.startsWith("/api/v1/repositories/")) {
-      return path.endsWith(":sync") ? "/api/v1/repositories/{name}:sync" : "/api/v1/repositories/{name}";
+      if (path.endsWith(":sync")) return "/api/v1/repositories/{name}:sync";
+      return path.contains("/packages/") ? "/api/v1/repositories/{name}/packages/{file}" : "/api/v1/repositories/{name}";
     }
     if (path.startsWith("/api/v1/branches/")) {
       if (path.endsWith("/packages:batchGet")) return "/api/v1/branches/{branch}/packages:batchGet";

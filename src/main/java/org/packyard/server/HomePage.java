@@ -65,6 +65,7 @@ public final class HomePage {
       b.append("<p>dnf: put this in <code>/etc/yum.repos.d/").append(esc(r.name().replace('/', '-'))).append(".repo</code></p><pre>[")
           .append(esc(r.name().replace('/', '-'))).append("]\nname=").append(esc(r.name())).append("\nbaseurl=")
           .append(esc(base)).append("/repos/").append(esc(r.name())).append("/\ngpgcheck=0\n")
+          .append(esc(r.repoGpgLines(base)))
           .append(r.access() == org.packyard.config.Access.PUBLIC ? "" : "username=YOUR_USER\npassword=pky_YOUR_TOKEN\n")
           .append("</pre>");
       if (r.branch() != null) {

@@ -24,6 +24,7 @@ import org.packyard.config.PackyardConfig;
 import org.packyard.config.Redact;
 import org.packyard.config.RepositoryConfig;
 import org.packyard.feed.FeedRoutes;
+import org.packyard.hosting.HostingRoutes;
 import org.packyard.mdapi.MdapiRoutes;
 import org.packyard.mirror.SyncListener;
 import org.packyard.mirror.Syncer;
@@ -216,6 +217,7 @@ public final class PackyardServer implements AutoCloseable {
     new Metrics(telemetry, services.access, config).mount(router);
     new PackagesApi(catalog, services.access, readers, slots).mount(router);
     onDemandContent.mount(router);
+    new HostingRoutes(services.hosted, catalog, services.access, services.database::reachable).mount(router);
     new RepositoriesApi(catalog, services.access, services.snapshots, services.state, syncer, readers)
         .stateReachable(services.database::reachable).mount(router);
     new AccessRoutes(services.access, readers, telemetry).mount(router);
@@ -237,6 +239,7 @@ public final class PackyardServer implements AutoCloseable {
    */
   public void startBackgroundSyncs() {
     for (RepositoryConfig r : config.repositories()) {
+      if (r.hosted()) continue; // published by its uploads
       if (catalog.view().repository(r.name()) == null) syncInBackground(r);
       if (r.syncEvery() != null) {
         timers.add(vertx.setPeriodic(r.syncEvery().toMillis(), t -> syncInBackground(r)));

@@ -16,6 +16,7 @@ import org.packyard.replica.SyncLeases;
 import org.packyard.observe.Telemetry;
 import org.packyard.feed.ChangeFeed;
 import org.packyard.feed.Webhooks;
+import org.packyard.hosting.HostedRepositories;
 import org.packyard.store.FeedStore;
 import org.packyard.store.BlobStore;
 import org.packyard.store.BlobStores;
@@ -53,6 +54,8 @@ public final class Services implements AutoCloseable {
   private final Vertx vertx;
   /** Closes sync runs whose process stopped, once their lease has expired (every lease length). */
   private final long abandonedSweep;
+  /** The hosted repositories: uploads, deletes and their publishes. */
+  public final HostedRepositories hosted;
 
   public Services(Vertx vertx, PackyardConfig config, Clock clock) throws IOException {
     this(vertx, config, clock, Telemetry.off());
@@ -67,6 +70,9 @@ public final class Services implements AutoCloseable {
     Files.createDirectories(config.data());
     this.blobs = BlobStores.open(config, clock);
     this.snapshots = new SnapshotStore(config.data(), KEEP_SNAPSHOTS, clock);
+    for (org.packyard.config.RepositoryConfig r : config.repositories()) {
+      if (r.hosted()) snapshots.retain(r.name(), r.hosting().retainSnapshots());
+    }
     this.database = StateDatabase.open(config.state(), config.data(), clock);
     this.state = database.state();
     this.upstreams = new Upstreams(vertx, Upstreams.Timeouts.DEFAULT, telemetry);
@@ -79,6 +85,9 @@ public final class Services implements AutoCloseable {
     this.syncer = new Syncer(vertx, upstreams, blobs, snapshots, state, clock, this::published,
         new SyncLeases(vertx, state, shared, SyncLeases.Timing.DEFAULT));
     syncer.onFailure(feed::syncFailed);
+    // Hosted publishes take the same per-repository lease a sync would: one publisher among the replicas.
+    this.hosted = new HostedRepositories(vertx, config, blobs, snapshots, catalog,
+        new SyncLeases(vertx, state, shared, SyncLeases.Timing.DEFAULT), this::published, clock);
     this.access = new AccessControl(vertx, database.access(), directory(vertx, config, clock, telemetry), clock);
     access.reload();
     database.onChange(StateDatabase.Topic.ACCESS, v -> access.changed());
@@ -138,6 +147,7 @@ public final class Services implements AutoCloseable {
     access.close();
     access.store().close();
     syncer.close();
+    hosted.close();
     upstreams.close();
     catalog.close();
     feed.close();

@@ -34,6 +34,8 @@ public final class SnapshotStore implements AutoCloseable {
   private final Path reposDir;
   private final Path owners;
   private final int keep;
+  /** Repositories that keep another number of snapshots than {@link #keep} (hosted: retain_snapshots). */
+  private final java.util.Map<String, Integer> keepFor = new java.util.concurrent.ConcurrentHashMap<>();
   private final Clock clock;
   /** Names this instance's staging directories (taken at the first {@link #stage}), so others leave them alone. */
   private Claim claim;
@@ -63,6 +65,12 @@ public final class SnapshotStore implements AutoCloseable {
     this.keep = keep;
     this.clock = clock;
     Files.createDirectories(reposDir);
+  }
+
+  /** Keeps the newest {@code n} snapshots of {@code repository} (the current one always) instead of the default. */
+  public void retain(String repository, int n) {
+    if (n < 1) throw new IllegalArgumentException("retain < 1: " + n);
+    keepFor.put(repository, n);
   }
 
   /** The directory name for a repository: its name with '/' as '+', which names never contain. */
@@ -260,7 +268,7 @@ public final class SnapshotStore implements AutoCloseable {
 
   private void prune(String repository, String currentId) throws IOException {
     List<Path> dirs = snapshotDirs(repository);
-    for (int i = keep; i < dirs.size(); i++) {
+    for (int i = keepFor.getOrDefault(repository, keep); i < dirs.size(); i++) {
       if (!dirs.get(i).getFileName().toString().equals(currentId)) deleteTree(dirs.get(i));
     }
   }

@@ -236,7 +236,7 @@ final class BrowsePages {
       String prev = from == 0 ? null : href + "?" + filter + "from=" + Math.max(0, from - PAGE);
       String next = more ? href + "?" + filter + "from=" + (from + PAGE) : null;
       boolean canSync = access.grant(v.who(), Role.EDITOR, name) != null;
-      Model.RepoPage page = new Model.RepoPage(row(r), r.upstream().toString() /* credentials masked by Upstream */, r.branch(), r.channel().key(),
+      Model.RepoPage page = new Model.RepoPage(row(r), (r.hosted() ? "hosted (packages are uploaded)" : r.upstream().toString()) /* credentials masked by Upstream */, r.branch(), r.channel().key(),
           repoFile(base, r, v), canSync, snaps, runs, q, pkgs, prev, next, href + ":events", href + ":sync",
           ctx.request().getParam("synced") != null ? "Sync started: its progress shows below." : null);
       return Web.render(out -> JterepoGenerated.render(out, null, v.chrome(name, "repo"), page));
@@ -255,7 +255,7 @@ final class BrowsePages {
   private static String repoFile(String base, RepositoryConfig r, Web.Visitor v) {
     String id = r.name().replace('/', '-');
     StringBuilder b = new StringBuilder().append('[').append(id).append("]\nname=").append(r.name())
-        .append("\nbaseurl=").append(base).append("/repos/").append(r.name()).append("/\nenabled=1\ngpgcheck=0\n");
+        .append("\nbaseurl=").append(base).append("/repos/").append(r.name()).append("/\nenabled=1\ngpgcheck=0\n").append(r.repoGpgLines(base));
     if (r.access() == Access.PRIVATE) {
       b.append("username=").append(v.who().anonymous() ? "YOUR_USER_NAME" : v.user()).append("\npassword=YOUR_TOKEN\n");
     }

@@ -142,6 +142,16 @@ class AccessMatrixTest {
           get("/repos/").status(200, 200, 200, 200).mentions(NO, NO, YES, YES),
           get("/repos/", "Accept", "application/json").status(200, 200, 200, 200).mentions(NO, NO, YES, YES),
           get("/repos").status(302, 302, 302, 302).mentions(NO, NO, NO, NO)),
+      entry("PUT /api/v1/repositories/.+/packages/[^/]+",
+          new Probe("PUT", "/api/v1/repositories/{repo}/packages/x-1-1.noarch.rpm", "not an rpm")
+              .expect(Target.PUBLIC, 401, 403, 403, 409)
+              .expect(Target.PRIVATE, 404, 404, 403, 409)
+              .expect(Target.MISSING, 404, 404, 404, 404)),
+      entry("DELETE /api/v1/repositories/.+/packages/.+",
+          new Probe("DELETE", "/api/v1/repositories/{repo}/packages/x-1-1.noarch.rpm", null)
+              .expect(Target.PUBLIC, 401, 403, 403, 409)
+              .expect(Target.PRIVATE, 404, 404, 403, 409)
+              .expect(Target.MISSING, 404, 404, 404, 404)),
       entry("GET /api/v1/repositories",
           get("/api/v1/repositories").status(200, 200, 200, 200).mentions(NO, NO, YES, YES)),
       entry("POST /api/v1/repositories/.+:sync",

@@ -1,0 +1,153 @@
+package org.packyard.hosting;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.WorkerExecutor;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.packyard.catalog.Catalog;
+import org.packyard.config.PackyardConfig;
+import org.packyard.config.RepositoryConfig;
+import org.packyard.mirror.SyncGate;
+import org.packyard.publish.KeyException;
+import org.packyard.publish.PackageSignatures;
+import org.packyard.publish.PackageXml;
+import org.packyard.publish.PackageXmlWriter;
+import org.packyard.publish.RepomdSigner;
+import org.packyard.rpm.RpmFile;
+import org.packyard.rpm.RpmFileException;
+import org.packyard.server.HttpError;
+import org.packyard.store.BlobStore;
+import org.packyard.store.SnapshotStore;
+import org.packyard.store.SnapshotStore.Published;
+
+/**
+ * The hosted repositories of one process: checks an uploaded file (a whole, valid RPM; signed by
+ * one of {@code package_keys} when the repository names some), describes it, and hands it to the
+ * repository's {@link HostedPublisher}. Blocking work runs on the {@code packyard-hosting} workers.
+ *
+ * <pre>{@code
+ * hosted.upload(repo, tempFile, sha256, size).onSuccess(o -> answer(o.status(), o.body()));
+ * }</pre>
+ */
+public final class HostedRepositories implements AutoCloseable {
+  /** What a publisher needs from the process. */
+  record Engine(BlobStore blobs, SnapshotStore snapshots, Catalog catalog, SyncGate gate, Consumer<Published> onPublish,
+      Clock clock, ExecutorService ingest, WorkerExecutor worker) {
+    <T> Future<T> blocking(Callable<T> c) {
+      try {
+        return worker.executeBlocking(c, false);
+      } catch (RejectedExecutionException e) {
+        return Future.failedFuture(HttpError.unavailable("shutting down"));
+      }
+    }
+  }
+
+  private final Engine engine;
+  private final Map<String, HostedPublisher> publishers = new HashMap<>();
+  private final Map<String, PackageSignatures> packageKeys = new HashMap<>();
+  private final PackageXmlWriter xml = new PackageXmlWriter();
+
+  /** {@code gate} decides which process publishes (one at a time per repository); {@code onPublish} serves each new snapshot. */
+  public HostedRepositories(Vertx vertx, PackyardConfig config, BlobStore blobs, SnapshotStore snapshots, Catalog catalog,
+      SyncGate gate, Consumer<Published> onPublish, Clock clock) {
+    ExecutorService ingest = new ThreadPoolExecutor(2, 2, 1, TimeUnit.MINUTES, new ArrayBlockingQueue<>(16), r -> {
+      Thread t = new Thread(r, "packyard-hosting-index");
+      t.setDaemon(true);
+      return t;
+    });
+    this.engine = new Engine(blobs, snapshots, catalog, gate, onPublish, clock, ingest,
+        vertx.createSharedWorkerExecutor("packyard-hosting", 2, 10, TimeUnit.MINUTES));
+    for (RepositoryConfig r : config.repositories()) {
+      if (!r.hosted()) continue;
+      RepomdSigner signer = null;
+      try {
+        if (r.publishing().signed()) signer = RepomdSigner.load(r.publishing().signingKey(), r.publishing().signingPassphrase());
+        if (!r.publishing().packageKeys().isEmpty()) packageKeys.put(r.name(), PackageSignatures.load(r.publishing().packageKeys()));
+      } catch (KeyException e) {
+        throw new IllegalStateException(r.name() + ": " + e.getMessage(), e);
+      }
+      publishers.put(r.name(), new HostedPublisher(r, engine, signer));
+    }
+  }
+
+  /** A new temporary blob file to receive an upload into. */
+  public Future<Path> newTempFile() {
+    return engine.blocking(() -> engine.blobs().newTempFile());
+  }
+
+  /**
+   * Checks the uploaded file {@code temp} (its sha256 and size as received) and publishes it into
+   * {@code repo}: 201 once published, 200 when the same bytes are already there; fails with an
+   * {@link HttpError} (400 not a valid RPM or not signed by a package key, 409 the same NEVRA with
+   * other bytes). {@code temp} is committed or deleted, whatever the outcome.
+   */
+  public Future<Outcome> upload(RepositoryConfig repo, Path temp, String sha256, long size) {
+    HostedPublisher p = publisher(repo);
+    return engine.blocking(() -> {
+      try {
+        return describe(repo, temp, sha256, size);
+      } catch (RuntimeException | IOException e) {
+        HostedPublisher.deleteQuietly(temp);
+        throw e;
+      }
+    }).compose(p::add);
+  }
+
+  /** Removes the package at {@code path} (its location, or its file name) from {@code repo}'s next snapshot. */
+  public Future<Outcome> remove(RepositoryConfig repo, String path) {
+    return publisher(repo).remove(path);
+  }
+
+  /** How many snapshots this process published for {@code repository}. */
+  public long publishes(String repository) {
+    HostedPublisher p = publishers.get(repository);
+    return p == null ? 0 : p.publishes();
+  }
+
+  private HostedPublisher publisher(RepositoryConfig repo) {
+    HostedPublisher p = publishers.get(repo.name());
+    if (p == null) throw new IllegalArgumentException(repo.name() + " is not a hosted repository");
+    return p;
+  }
+
+  private Upload describe(RepositoryConfig repo, Path temp, String sha256, long size) throws IOException {
+    RpmFile rpm;
+    try {
+      rpm = RpmFile.read(temp);
+    } catch (RpmFileException e) {
+      throw HttpError.badRequest(e.getMessage());
+    }
+    PackageSignatures keys = packageKeys.get(repo.name());
+    if (keys != null) {
+      PackageSignatures.Verdict v = keys.check(temp);
+      if (!v.verified()) {
+        throw HttpError.badRequest(rpm.nevra() + " is not signed by a key in package_keys: " + v.reason());
+      }
+    }
+    PackageXml x;
+    try {
+      String location = PackageXmlWriter.canonicalLocation(rpm);
+      x = xml.write(rpm, sha256, size, engine.clock().instant().getEpochSecond(), location);
+    } catch (RpmFileException e) {
+      throw HttpError.badRequest(e.getMessage());
+    }
+    return new Upload(new HostedPackage(rpm.name(), rpm.epoch(), rpm.version(), rpm.release(), rpm.arch(), sha256, size, x), temp);
+  }
+
+  @Override
+  public void close() {
+    engine.worker().close();
+    engine.ingest().shutdownNow();
+  }
+}
