@@ -63,16 +63,27 @@ public final class HostingRoutes {
   /** The repository and the file a path names; {@code repository} null when no configured name matches. */
   private record Target(String name, RepositoryConfig repository, String file) {}
 
+  /** The name may come with its '/' percent-encoded ({@code team%2Fapps}, what generated clients send) or not. */
   private Target target(String path) {
     String rest = path.substring(PREFIX.length());
     Target first = null;
     for (int i = rest.indexOf(PACKAGES); i > 0; i = rest.indexOf(PACKAGES, i + 1)) {
-      String name = rest.substring(0, i), file = rest.substring(i + PACKAGES.length());
-      RepositoryConfig r = catalog.config().repository(name);
+      String raw = rest.substring(0, i), file = rest.substring(i + PACKAGES.length());
+      String name = repositoryName(raw);
+      RepositoryConfig r = name == null ? null : catalog.config().repository(name);
       if (r != null) return new Target(name, r, file);
-      if (first == null) first = new Target(name, null, file);
+      if (first == null) first = new Target(name == null ? raw : name, null, file);
     }
     return first;
+  }
+
+  /** {@code raw} with its percent-escapes decoded, or null when they do not decode to a name. */
+  private static String repositoryName(String raw) {
+    try {
+      return PathSegments.string(PathSegments.decode(raw, "repository name"));
+    } catch (HttpError e) {
+      return null;
+    }
   }
 
   /** The repository if {@code who} may change it; fails as the visibility rules say otherwise. */
