@@ -16,8 +16,8 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.packyard.testkit.Exec;
 
-/** Real packages for hosting tests, made by rpmbuild. */
-final class Rpms {
+/** Real packages for hosting tests (and the OpenAPI contract tests), made by rpmbuild. */
+public final class Rpms {
   private Rpms() {}
 
   /** Builds {@code spec} (binary, and source when asked) reproducibly at {@code epochSeconds}; copies the RPMs into {@code into}. */
@@ -39,7 +39,7 @@ final class Rpms {
   }
 
   /** A small noarch package {@code name-version-1}; another {@code epochSeconds} gives other bytes. */
-  static Path tiny(Path dir, String name, String version, long epochSeconds) throws IOException {
+  public static Path tiny(Path dir, String name, String version, long epochSeconds) throws IOException {
     Files.createDirectories(dir);
     Path spec = dir.resolve(name + ".spec");
     Files.writeString(spec, """
@@ -89,7 +89,7 @@ final class Rpms {
     return all;
   }
 
-  static String sha256(Path f) throws Exception {
+  public static String sha256(Path f) throws Exception {
     MessageDigest md = MessageDigest.getInstance("SHA-256");
     try (InputStream in = Files.newInputStream(f)) {
       in.transferTo(new java.security.DigestOutputStream(java.io.OutputStream.nullOutputStream(), md));

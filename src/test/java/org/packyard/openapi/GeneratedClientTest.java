@@ -3,6 +3,10 @@ package org.packyard.openapi;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.FileNotFoundException;
+import java.io.UncheckedIOException;
+import java.net.http.HttpRequest;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -15,12 +19,16 @@ import org.packyard.access.Principal;
 import org.packyard.access.Role;
 import org.packyard.client.ApiClient;
 import org.packyard.client.ApiException;
+import org.packyard.client.ApiResponse;
 import org.packyard.client.api.AccessApi;
+import org.packyard.client.api.HostingApi;
 import org.packyard.client.api.RepositoriesApi;
 import org.packyard.client.api.SearchApi;
 import org.packyard.client.model.BindingChange;
 import org.packyard.client.model.BindingsCreated;
 import org.packyard.client.model.CheckPermission200Response;
+import org.packyard.client.model.DeletedPackage;
+import org.packyard.client.model.HostedPackage;
 import org.packyard.client.model.Repository;
 import org.packyard.client.model.SearchResult;
 import org.packyard.client.model.SyncResult;
@@ -28,8 +36,10 @@ import org.packyard.config.Access;
 import org.packyard.config.Channel;
 import org.packyard.config.Policy;
 import org.packyard.config.RepositoryConfig;
+import org.packyard.hosting.Rpms;
 import org.packyard.testkit.RepoWriter;
 import org.packyard.testkit.TestServer;
+import org.packyard.testkit.Tools;
 
 /**
  * The Java client that openapi-generator makes from the OpenAPI document at build time
@@ -49,7 +59,8 @@ class GeneratedClientTest {
         .write(up);
     server = TestServer.start(tmp.resolve("data"), List.of(
         new RepositoryConfig("pub/el9", up.toUri(), Policy.IMMEDIATE, "el9", Channel.RELEASE, null, Access.PUBLIC),
-        new RepositoryConfig("team/prv", up.toUri(), Policy.IMMEDIATE, null, Channel.RELEASE, null, Access.PRIVATE)));
+        new RepositoryConfig("team/prv", up.toUri(), Policy.IMMEDIATE, null, Channel.RELEASE, null, Access.PRIVATE),
+        RepositoryConfig.hosted("team/hosted", null, Access.PRIVATE)));
     server.sync("pub/el9");
     AccessControl ac = server.server.services().access;
     AccessStore store = ac.store();
@@ -81,7 +92,7 @@ class GeneratedClientTest {
     List<String> owner = new RepositoriesApi(client(ownerToken)).listRepositories().getRepositories().stream()
         .map(Repository::getName).toList();
     assertThat(anonymous).containsExactly("pub/el9");
-    assertThat(owner).containsExactly("pub/el9", "team/prv");
+    assertThat(owner).containsExactly("pub/el9", "team/prv", "team/hosted");
   }
 
   @Test
@@ -118,5 +129,46 @@ class GeneratedClientTest {
     assertThat(results).extracting(SearchResult::getName).containsExactly("hello", "hello-tools");
     assertThat(results).extracting(SearchResult::getRepository).containsOnly("pub/el9");
     assertThat(results.get(0).getMatch()).isEqualTo(SearchResult.MatchEnum.NAME);
+  }
+
+  @Test
+  void uploadPackage_thenDelete_nameWithSlash() throws Exception {
+    Tools.require("rpmbuild", "rpm");
+    Path rpm = Rpms.tiny(tmp.resolve("rpm"), "pky-client", "1", 1_700_000_000L);
+    ApiClient c = client(ownerToken);
+    // The generated method takes the RPM as a File (the document's binary octet-stream body), but
+    // openapi-generator's native library (7.25.0) writes any non-string body with Jackson: a File
+    // becomes its path as a JSON string. A client author streams the file with the client's own
+    // interceptor hook, which runs last on each request.
+    c.setRequestInterceptor(b -> {
+      b.header("Authorization", "Bearer " + ownerToken);
+      try {
+        b.PUT(HttpRequest.BodyPublishers.ofFile(rpm));
+      } catch (FileNotFoundException e) {
+        throw new UncheckedIOException(e);
+      }
+    });
+    ApiResponse<HostedPackage> r = new HostingApi(c).uploadPackageWithHttpInfo("team/hosted", "pky-client-1-1.noarch.rpm",
+        rpm.toFile());
+    assertThat(r.getStatusCode()).isEqualTo(201);
+    HostedPackage p = r.getData();
+    assertThat(p.getNevra()).isEqualTo("pky-client-1-1.noarch");
+    assertThat(p.getName()).isEqualTo("pky-client");
+    assertThat(p.getEpoch()).isEqualTo("0");
+    assertThat(p.getVersion()).isEqualTo("1");
+    assertThat(p.getRelease()).isEqualTo("1");
+    assertThat(p.getArch()).isEqualTo("noarch");
+    assertThat(p.getSha256()).isEqualTo(Rpms.sha256(rpm));
+    assertThat(p.getSize()).isEqualTo(Files.size(rpm));
+    assertThat(p.getLocation()).isEqualTo("Packages/p/pky-client-1-1.noarch.rpm");
+    RepositoriesApi repos = new RepositoriesApi(client(ownerToken));
+    assertThat(repos.getRepository("team/hosted").getSnapshot().getId()).isEqualTo(p.getSnapshot());
+
+    DeletedPackage d = new HostingApi(client(ownerToken)).deletePackage("team/hosted", "pky-client-1-1.noarch.rpm");
+    assertThat(d.getRemoved()).isTrue();
+    assertThat(d.getSha256()).isEqualTo(p.getSha256());
+    assertThat(repos.getRepository("team/hosted").getSnapshot().getId()).isEqualTo(d.getSnapshot()).isNotEqualTo(p.getSnapshot());
+    assertThatThrownBy(() -> new HostingApi(client(ownerToken)).deletePackage("team/hosted", "pky-client-1-1.noarch.rpm"))
+        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.getCode()).isEqualTo(404));
   }
 }

@@ -41,10 +41,13 @@ import org.packyard.access.Principal;
 import org.packyard.access.Role;
 import org.packyard.config.Access;
 import org.packyard.config.Channel;
+import org.packyard.config.Hosting;
 import org.packyard.config.Policy;
 import org.packyard.config.RepositoryConfig;
+import org.packyard.hosting.Rpms;
 import org.packyard.testkit.RepoWriter;
 import org.packyard.testkit.TestServer;
+import org.packyard.testkit.Tools;
 
 /**
  * The OpenAPI document ({@value OpenApiRoutes#RESOURCE}) against the server: it passes
@@ -70,7 +73,8 @@ class OpenApiContractTest {
         new RepositoryConfig("pubr", up.toUri(), Policy.IMMEDIATE, "pubb", Channel.RELEASE, null, Access.PUBLIC),
         new RepositoryConfig("team/prv", up.toUri(), Policy.IMMEDIATE, "prvb", Channel.RELEASE, null, Access.PRIVATE),
         new RepositoryConfig("team/gone", tmp.resolve("absent").toUri(), Policy.IMMEDIATE, null, Channel.RELEASE, null,
-            Access.PRIVATE)));
+            Access.PRIVATE),
+        RepositoryConfig.hosted("team/hosted", null, Access.PUBLIC).withHosting(new Hosting(Hosting.DEFAULT_RETAIN, 64 << 10))));
     server.sync("pubr");
     server.sync("team/prv");
     AccessControl ac = server.server.services().access;
@@ -228,8 +232,8 @@ class OpenApiContractTest {
   void driftCheckSeesAnUndocumentedRoute() {
     // The check above must be able to fail: a route it has no operation for is found as undocumented.
     List<Mounted> routes = new ArrayList<>(mounted());
-    routes.add(0, new Mounted("PUT /api/v1/repositories/(.+)/packages/([^/]+)", Set.of(HttpMethod.PUT),
-        Pattern.compile("/api/v1/repositories/(.+)/packages/([^/]+)")));
+    routes.add(0, new Mounted("PUT /api/v1/repositories/(.+)/labels/([^/]+)", Set.of(HttpMethod.PUT),
+        Pattern.compile("/api/v1/repositories/(.+)/labels/([^/]+)")));
     boolean documentedSomewhere = false;
     for (String op : documented()) if (dispatch(op, routes) == routes.get(0)) documentedSomewhere = true;
     assertThat(documentedSomewhere).isFalse();
@@ -240,17 +244,38 @@ class OpenApiContractTest {
   // ---- answers against the schemas ----
 
   static HttpResponse<String> send(String method, String path, String auth, String body) throws Exception {
+    return sendBody(method, path, auth, body == null ? null : Body.json(body));
+  }
+
+  /** A request body and its media type. */
+  record Body(byte[] bytes, String type) {
+    static Body json(String text) {
+      return new Body(text.getBytes(StandardCharsets.UTF_8), "application/json");
+    }
+
+    static Body rpm(byte[] bytes) {
+      return new Body(bytes, "application/x-rpm");
+    }
+  }
+
+  static HttpResponse<String> sendBody(String method, String path, String auth, Body body) throws Exception {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(server.base() + path)).timeout(Duration.ofSeconds(60))
-        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body.bytes()));
     if (auth != null) b.header("Authorization", auth);
-    if (body != null) b.header("Content-Type", "application/json");
+    if (body != null) b.header("Content-Type", body.type());
     return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
   }
 
   /** Sends the request and validates the answer against {@code operationId}'s response for its status. */
   static HttpResponse<String> call(String operationId, int expected, String method, String path, String auth, String body)
       throws Exception {
-    HttpResponse<String> r = send(method, path, auth, body);
+    return callBody(operationId, expected, method, path, auth, body == null ? null : Body.json(body));
+  }
+
+  /** As {@link #call}, with any body (an RPM for uploads). */
+  static HttpResponse<String> callBody(String operationId, int expected, String method, String path, String auth, Body body)
+      throws Exception {
+    HttpResponse<String> r = sendBody(method, path, auth, body);
     assertThat(r.statusCode()).as("%s %s: %s", method, path, r.body()).isEqualTo(expected);
     validate(operationId, r.statusCode(), r.headers().map(), r.body());
     if (r.statusCode() == 401) {
@@ -354,6 +379,32 @@ class OpenApiContractTest {
     call("searchPackages", 200, "GET", "/api/v1/search?q=nothing-like-it&limit=1", anon, null);
     call("searchPackages", 400, "GET", "/api/v1/search?q=hello&cursor=not-a-cursor", anon, null);
     call("getOpenApiDocument", 200, "GET", OpenApiRoutes.PATH, anon, null);
+
+    Tools.require("rpmbuild", "rpm");
+    Path built = Rpms.tiny(tmp.resolve("rpm"), "pky-contract", "1", 1_700_000_000L);
+    Body rpm = Body.rpm(java.nio.file.Files.readAllBytes(built));
+    String hosted = "/api/v1/repositories/team%2Fhosted/packages/";
+    JsonObject added = new JsonObject(callBody("uploadPackage", 201, "PUT", hosted + "pky-contract-1-1.noarch.rpm", owner, rpm).body());
+    assertThat(added.getString("location")).isEqualTo("Packages/p/pky-contract-1-1.noarch.rpm");
+    JsonObject again = new JsonObject(callBody("uploadPackage", 200, "PUT", hosted + "pky-contract-1-1.noarch.rpm", owner, rpm).body());
+    assertThat(again.getString("snapshot")).isEqualTo(added.getString("snapshot"));
+    Body garbage = Body.rpm("not an rpm".getBytes(StandardCharsets.UTF_8));
+    callBody("uploadPackage", 400, "PUT", hosted + "garbage.rpm", owner, garbage);
+    callBody("uploadPackage", 400, "PUT", hosted + "pky-contract.txt", owner, rpm);
+    callBody("uploadPackage", 401, "PUT", hosted + "pky-contract-1-1.noarch.rpm", anon, rpm);
+    callBody("uploadPackage", 403, "PUT", hosted + "pky-contract-1-1.noarch.rpm", stranger, rpm);
+    callBody("uploadPackage", 404, "PUT", "/api/v1/repositories/team%2Fnop/packages/pky-contract-1-1.noarch.rpm", owner, rpm);
+    callBody("uploadPackage", 409, "PUT", "/api/v1/repositories/pubr/packages/pky-contract-1-1.noarch.rpm", owner, rpm);
+    callBody("uploadPackage", 413, "PUT", hosted + "big.rpm", owner, Body.rpm(new byte[100 << 10]));
+    callBody("deletePackage", 401, "DELETE", hosted + "pky-contract-1-1.noarch.rpm", anon, null);
+    callBody("deletePackage", 403, "DELETE", hosted + "pky-contract-1-1.noarch.rpm", stranger, null);
+    callBody("deletePackage", 409, "DELETE", "/api/v1/repositories/pubr/packages/hello-1.0-1.noarch.rpm", owner, null);
+    JsonObject removed = new JsonObject(callBody("deletePackage", 200, "DELETE", hosted + "pky-contract-1-1.noarch.rpm", owner,
+        null).body());
+    assertThat(removed.getBoolean("removed")).isTrue();
+    assertThat(removed.getString("snapshot")).isNotEqualTo(added.getString("snapshot"));
+    callBody("deletePackage", 404, "DELETE", hosted + "pky-contract-1-1.noarch.rpm", owner, null);
+    callBody("deletePackage", 400, "DELETE", hosted + "Packages%2Fp%2Fpky-contract-1-1.noarch.rpm", owner, null);
 
     Set<String> operations = new TreeSet<>();
     doc.get("paths").forEach(p -> p.forEach(op -> {
