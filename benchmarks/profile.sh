@@ -38,7 +38,7 @@ big_href=$(cd "$work/big" && find . -name '*.rpm' | sed 's|^\./||' | sort | sed 
 token=$("$root/packyard" admin --config "$work/packyard.yaml" token create alice | sed -n 2p)
 basic="Authorization: Basic $(printf 'alice:%s' "$token" | base64 -w0)"
 
-PACKYARD_JAVA_OPTS="-Xmx1g -XX:+UseZGC" "$root/packyard" serve --config "$work/packyard.yaml" \
+"$root/packyard" serve --config "$work/packyard.yaml" \
   --listen "127.0.0.1:$pk_port" > "$work/profile-serve.log" 2>&1 &
 pids+=($!) pk_pid=$!
 "$java" -Xmx1g -XX:+UseZGC -cp "$root/target/packyard.jar" "$here/BareVertx.java" "$bare_port" "$work/www" \

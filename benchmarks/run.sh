@@ -80,7 +80,7 @@ alice_token=$(admin token create alice | sed -n 2p)
 admin bind user:alice viewer dnf-private >/dev/null
 basic="Authorization: Basic $(printf 'alice:%s' "$alice_token" | base64 -w0)"
 
-PACKYARD_JAVA_OPTS="-Xmx1g -XX:+UseZGC" "$root/packyard" serve --config "$work/packyard.yaml" \
+"$root/packyard" serve --config "$work/packyard.yaml" \
   --listen "127.0.0.1:$pk_port" > "$work/serve.log" 2>&1 &
 pids+=($!)
 pk_pid=$!

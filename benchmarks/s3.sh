@@ -68,7 +68,7 @@ log "synced $packages packages of 1 MiB: file system ${sync_fs}s, S3 ${sync_s3}s
 rm -rf "$work/s3-cache" # the S3-backed server starts cold: every package is only in S3
 
 serve() { # CONFIG LOG
-  PACKYARD_JAVA_OPTS="-Xmx512m -XX:+UseZGC" "$root/packyard" serve --config "$1" > "$2" 2>&1 &
+  "$root/packyard" serve --config "$1" > "$2" 2>&1 &
   pids+=($!)
 }
 serve "$work/fs.yaml" "$work/serve-fs.log"

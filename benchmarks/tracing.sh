@@ -12,6 +12,8 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 . "$here/lib.sh"
+# Two builds run side by side straight from their jars; both get the options the launcher gives serve.
+serve_opts=$("$root/packyard" java-options serve)
 before="" packages=20000 rounds=5 seconds=10 out="$here/results/tracing.md"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -79,10 +81,10 @@ for v in before off on; do
     # sets only the endpoint gets.
     env -u OTEL_BSP_MAX_QUEUE_SIZE -u OTEL_BSP_MAX_EXPORT_BATCH_SIZE -u OTEL_BSP_SCHEDULE_DELAY -u OTEL_JAVA_EXPORTER_MEMORY_MODE \
       OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:$sink_port" OTEL_SERVICE_NAME=packyard-bench \
-      "$java" --enable-native-access=ALL-UNNAMED -XX:+UseZGC -Xmx1g -jar "${jar[$v]}" serve --config "$work/$v.yaml" >"$work/$v.log" 2>&1 & pids+=($!)
+      "$java" --enable-native-access=ALL-UNNAMED $serve_opts -jar "${jar[$v]}" serve --config "$work/$v.yaml" >"$work/$v.log" 2>&1 & pids+=($!)
   else
     env -u OTEL_EXPORTER_OTLP_ENDPOINT -u OTEL_TRACES_EXPORTER \
-      "$java" --enable-native-access=ALL-UNNAMED -XX:+UseZGC -Xmx1g -jar "${jar[$v]}" serve --config "$work/$v.yaml" >"$work/$v.log" 2>&1 & pids+=($!)
+      "$java" --enable-native-access=ALL-UNNAMED $serve_opts -jar "${jar[$v]}" serve --config "$work/$v.yaml" >"$work/$v.log" 2>&1 & pids+=($!)
   fi
 done
 for v in before off on; do wait_ready "http://127.0.0.1:${port[$v]}/readyz"; done

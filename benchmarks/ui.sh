@@ -51,7 +51,7 @@ repositories:
 EOF
 rm -rf "$work/data"
 s=$(now)
-PACKYARD_JAVA_OPTS="-Xmx512m -XX:+UseParallelGC" "$root/packyard" sync --config "$work/packyard.yaml" synth/f75 >/dev/null 2>"$work/sync.log"
+"$root/packyard" sync --config "$work/packyard.yaml" synth/f75 >/dev/null 2>"$work/sync.log"
 sync_s=$(secs "$s" "$(now)")
 "$root/packyard" sync --config "$work/packyard.yaml" team/private >/dev/null 2>>"$work/sync.log"
 index_mb=$(du -m "$work"/data/repos/synth+f75/snapshots/*/index/index.sqlite | awk '{print $1}' | head -1)

@@ -29,6 +29,35 @@ class DeployDefaultsTest {
   }
 
   @Test
+  void launcher_sizesTheHeap_fromTheVariable_theConfig_orTheMachine(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
+    String gc = options().stream().filter(l -> l.matches("-XX:\\+Use\\w+GC")).findFirst().orElseThrow();
+    assertThat(javaOptions(java.util.Map.of(), "serve")).startsWith(String.join(" ", options())).containsPattern(" -Xmx(25[6-9]|2[6-9][0-9]|3[0-7][0-9]|38[0-4])m$");
+    assertThat(javaOptions(java.util.Map.of("PACKYARD_MAX_HEAP", "1GiB"), "serve")).contains(gc).endsWith(" -Xmx1G");
+    Path config = Files.writeString(tmp.resolve("p.yaml"), "max_heap: 512MiB   # for the launcher\n");
+    assertThat(javaOptions(java.util.Map.of(), "serve", "--config", config.toString())).endsWith(" -Xmx512M");
+    assertThat(javaOptions(java.util.Map.of("PACKYARD_JAVA_OPTS", "-Xmx2g"), "serve")).isEqualTo("-Xmx2g");
+    assertThat(javaOptions(java.util.Map.of(), "sync")).doesNotContain("-Xmx");
+    ProcessBuilder pb = new ProcessBuilder("bash", "packyard", "java-options", "serve").directory(ROOT.toFile()).redirectErrorStream(true);
+    pb.environment().put("PACKYARD_MAX_HEAP", "lots");
+    Process p = pb.start();
+    String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(p.waitFor()).isEqualTo(2);
+    assertThat(out).contains("max_heap (or PACKYARD_MAX_HEAP) must be a size", "lots");
+  }
+
+  private static String javaOptions(java.util.Map<String, String> env, String... args) throws Exception {
+    java.util.List<String> cmd = new java.util.ArrayList<>(java.util.List.of("bash", "packyard", "java-options"));
+    cmd.addAll(java.util.List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(cmd).directory(ROOT.toFile());
+    pb.environment().keySet().removeIf(k -> k.startsWith("PACKYARD_"));
+    pb.environment().putAll(env);
+    Process p = pb.start();
+    String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
+    assertThat(p.waitFor()).as("./packyard java-options %s", String.join(" ", args)).isZero();
+    return out;
+  }
+
+  @Test
   void containerAndKubernetes_useTheFile_andHalfTheLimitAsHeap() throws Exception {
     String cf = Files.readString(ROOT.resolve("deploy/Containerfile"));
     assertThat(cf).contains("COPY deploy/jvm.options /opt/packyard/jvm.options").contains("\"@/opt/packyard/jvm.options\"");
