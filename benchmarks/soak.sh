@@ -175,3 +175,5 @@ print(f"| longest pauses (safepoints), ms | {', '.join(f'{p:.2f} ({n})' for p, n
 print(f"| server CPU, mean / max % of one core | {r['server']['cpu_percent_avg']} / {r['server']['cpu_percent_max']} | |")
 PY
 cat "$out/soak.md"
+[ "$out" = "$here/results/soak" ] && splice_results soak "$out/soak.md"
+exit 0
