@@ -36,12 +36,7 @@ machine_line=$(machine)
 ensure_built
 
 # ---------------------------------------------------------------- data
-repo="$work/synth-75000"
-[ -f "$repo/repodata/repomd.xml" ] || { log "synth: 75,000 packages"; "$root/packyard" synth "$repo" --packages 75000 >&2; }
-real="$work/real-176"
-if [ ! -f "$real/repodata/repomd.xml" ]; then
-  rm -rf "$real"; python3 "$here/real-rpms.py" "$real" --count 176 --total-mb 16 >&2; createrepo_c -q "$real"
-fi
+served_data # sets repo (75,000 synthetic packages) and real (176 real packages)
 cat > "$work/packyard.yaml" <<EOF
 data: $work/data
 repositories:

@@ -85,3 +85,13 @@ http {
 }
 CONF
 }
+# The data the serving benchmarks share, made once under $work: a 75,000-package synthetic
+# repository (metadata only) in $repo and 176 real packages (16 MB, createrepo_c'd) in $real.
+served_data() {
+  repo="$work/synth-75000"
+  [ -f "$repo/repodata/repomd.xml" ] || { log "synth: 75,000 packages"; "$root/packyard" synth "$repo" --packages 75000 >&2; }
+  real="$work/real-176"
+  if [ ! -f "$real/repodata/repomd.xml" ]; then
+    rm -rf "$real"; python3 "$here/real-rpms.py" "$real" --count 176 --total-mb 16 >&2; createrepo_c -q "$real"
+  fi
+}

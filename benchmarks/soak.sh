@@ -38,12 +38,7 @@ machine_line=$(machine)
 ensure_built
 
 # ---------------------------------------------------------------- data
-repo="$work/synth-75000"
-[ -f "$repo/repodata/repomd.xml" ] || { log "synth: 75,000 packages"; "$root/packyard" synth "$repo" --packages 75000 >&2; }
-real="$work/real-176"
-if [ ! -f "$real/repodata/repomd.xml" ]; then
-  rm -rf "$real"; python3 "$here/real-rpms.py" "$real" --count 176 --total-mb 16 >&2; createrepo_c -q "$real"
-fi
+served_data # sets repo (75,000 synthetic packages) and real (176 real packages)
 # The changing upstream: two trees of 2,000 packages; a symlink flips between them every 5 minutes.
 for s in 1 2; do
   [ -f "$work/churn-$s/repodata/repomd.xml" ] || "$root/packyard" synth "$work/churn-$s" --packages 2000 --payload-size 2048 --seed "$s" >&2
