@@ -84,7 +84,10 @@ nginx -c "$work/nginx/nginx.conf" -p "$work/nginx" -e "$work/nginx/logs/error.lo
 
 rss_watch() { # PID: appends the RSS (MB) of PID (the launcher execs java) every 0.5 s to $work/rss
   local java; java=$(pgrep -P "$1" java || echo "$1")
-  while kill -0 "$java" 2>/dev/null; do awk '/VmRSS/ {print int($2/1024)}' "/proc/$java/status" 2>/dev/null >> "$work/rss"; sleep 0.5; done
+  # VmRSS, and of it RssAnon: the process's own memory (the rest is mapped index files' page cache)
+  while kill -0 "$java" 2>/dev/null; do
+    awk '/VmRSS/ {r=int($2/1024)} /RssAnon/ {a=int($2/1024)} END {print r, a}' "/proc/$java/status" 2>/dev/null >> "$work/rss"; sleep 0.5
+  done
 }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$serve_pid/stat"; } # the server's user + system time
 tick_us=$(( 1000000 / $(getconf CLK_TCK) ))
@@ -125,7 +128,7 @@ for set in "${sets[@]}"; do
   wrk -t1 -c20 -d"${seconds}s" -s "$work/big.lua" "http://127.0.0.1:$pk_port" -- "$work/big.txt" >/dev/null & w2=$!
   pkg_run "$pk_port" >/dev/null; wait "$w1" "$w2" || true
   sleep 1
-  peak=$(sort -n "$work/rss" | tail -1)
+  peak=$(sort -n "$work/rss" | tail -1 | awk '{print $1 " (anonymous " $2 ")"}')
   kill "$serve_pid"; wait "$serve_pid" 2>/dev/null || true; kill "$watcher" 2>/dev/null || true
   lowest=$(printf '%s\n' "${rr[@]}" | sort -g | head -1)
   rows+=("| $name | ${opts:+\`$opts\`}${opts:-shipped: \`$(env -u PACKYARD_JAVA_OPTS "$root/packyard" java-options serve --config "$work/packyard.yaml")\`} | $(med "${rr[@]}") | $lowest | ${rr[*]} | $(med "${pk[@]}") / $(med "${ng[@]}") | $(med $(cat "$work/cpu")) | $heavy ($heavy_bad non-2xx) | $heavy_cpu | $big ($big_bad non-2xx) | $peak |")
@@ -140,7 +143,7 @@ done
   echo "\`/pkg\`: 2,000 names, wrk c=100, $rounds rounds of ${seconds} s alternating with nginx (2 workers, sendfile, open_file_cache) serving the same bytes."
   echo "Heavy route: \`/f75/requires/perl(:MODULE_COMPAT_5.40.0)\`, c=200. Large files: the 8 largest real packages, c=50."
   echo "Server CPU per request: the server's user + system time (/proc) over a round divided by the requests wrk counted; it moves less than req/s on a shared machine."
-  echo "Peak RSS: the server JVM's VmRSS sampled every 0.5 s from its start to the end of a last window running all three loads at once."
+  echo "Peak RSS: the server JVM's VmRSS sampled every 0.5 s from its start to the end of a last window running all three loads at once; in brackets its RssAnon at that sample (the rest is file pages: the mapped snapshot indexes, which the kernel may reclaim)."
   echo
   echo "| set | JVM options | /pkg / nginx, median | lowest round | rounds | /pkg req/s (Packyard / nginx) | /pkg server CPU µs per request | heavy route answers/s | heavy route server CPU µs per answer | large files MB/s | peak RSS MB |"
   echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"

@@ -9,7 +9,8 @@
 # mix scenario (dnf sessions with checksums verified on the real packages, mdapi and search
 # clients on the branch) in the closed model for 60 s. Then the soak runs the same mix in the open
 # model at --load times that capacity for --minutes, with a /readyz probe every second on
-# probes_listen, and samples the server every 10 s: RSS, threads, open files; the GC log gives the
+# probes_listen, and samples the server every 10 s: RSS (and its anonymous part), threads, open
+# files; the GC log gives the
 # heap after each collection and every pause (safepoint). The GC log is switched on through
 # JAVA_TOOL_OPTIONS, which adds to the launcher's options and changes none of them.
 #
@@ -100,8 +101,8 @@ probe_loop() {
 sample_loop() {
   local t0; t0=$(date +%s)
   while kill -0 "$pid" 2>/dev/null; do
-    printf '%s\t%s\t%s\t%s\n' "$(( $(date +%s) - t0 ))" "$(awk '/VmRSS/ {print int($2/1024)}' /proc/$pid/status)" \
-      "$(awk '/Threads/ {print $2}' /proc/$pid/status)" "$(ls /proc/$pid/fd | wc -l)" >> "$work/samples.tsv"
+    printf '%s\t%s\t%s\t%s\t%s\n' "$(( $(date +%s) - t0 ))" "$(awk '/VmRSS/ {print int($2/1024)}' /proc/$pid/status)" \
+      "$(awk '/Threads/ {print $2}' /proc/$pid/status)" "$(ls /proc/$pid/fd | wc -l)" "$(awk '/RssAnon/ {print int($2/1024)}' /proc/$pid/status)" >> "$work/samples.tsv"
     sleep 10
   done
 }
@@ -165,6 +166,7 @@ print(f"| probe p50 / p99 / max, ms ({len(pl)} probes, {pbad} not 200) | {pct(pl
 print(f"| RSS over the second half, MB | {drift(1)} | within 5 % |")
 print(f"| threads over the second half | {drift(2)} | within 5 % |")
 print(f"| open files over the second half | {drift(3)} | within 5 % |")
+if half and len(half[0]) > 4: print(f"| of the RSS, anonymous memory (the rest: mapped index files) over the second half, MB | {drift(4)} | |")
 print(f"| heap after GC over the second half | {heap_s} | within 5 % |")
 print(f"| longest pauses (safepoints), ms | {', '.join(f'{p:.2f} ({n})' for p, n in pauses[:3]) or 'n/a'} | none over 10 |")
 print(f"| server CPU, mean / max % of one core | {r['server']['cpu_percent_avg']} / {r['server']['cpu_percent_max']} | |")
