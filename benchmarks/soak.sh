@@ -155,7 +155,7 @@ print(f"Machine: $machine_line; load average at the end {open('/proc/loadavg').r
 print(f"Server: \`./packyard serve\` with PACKYARD_JAVA_OPTS unset (the shipped defaults); GC and safepoint log through JAVA_TOOL_OPTIONS.")
 print(f"Load: \`packyard bench -s mix\` (dnf sessions with checksums verified, mdapi and search clients), open model at {r['config']['rate']:.0f} starts/s = $load x the capacity measured just before ($cap_rps/s, closed model); dnf share {r['config']['dnf_share']}.")
 print(f"Besides: a /readyz probe every second on probes_listen; the churn repository's upstream changed every 5 minutes and its sync_every: 5m published it ($published publishes, $failed failed syncs in the log).")
-print(f"Uploads: not part of this run (no hosted repository on this build).")
+print(f"Uploads: not part of this run (the script has no upload step yet).")
 print()
 print("| measure | value | goal |")
 print("| --- | --- | --- |")
