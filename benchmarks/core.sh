@@ -87,16 +87,7 @@ done
 nd_lines=$(wc -l < "$work/all.ndjson")
 nd_bytes=$(wc -c < "$work/all.ndjson")
 nd_s=$(printf '%s\n' "${nd[@]}" | median)
-# nginx serves the very bytes /pkg answers: one file per name, cut from the NDJSON lines.
-rm -rf "$work/www" && mkdir -p "$work/www/f75/pkg"
-awk -v dir="$work/www/f75/pkg" '{
-  if (match($0, /^\{"name":"[^"]*"/)) { n = substr($0, 10, RLENGTH - 10); printf "%s", $0 > (dir "/" n); close(dir "/" n); print n > "/dev/stderr" }
-}' "$work/all.ndjson" 2> "$work/names.txt"
-# /pkg asks for 2,000 of them (every 37th name, as benchmarks/run.sh does): all 75,000
-# would thrash nginx's open_file_cache, which the open-file limit here caps below that.
-awk '(NR - 1) % 37 == 0 && n < 2000 {print; n++}' "$work/names.txt" > "$work/pkg-names.txt"
-sample=$(sed -n 7p "$work/pkg-names.txt")
-curl -s "http://127.0.0.1:$pk_port/f75/pkg/$sample" | cmp -s - "$work/www/f75/pkg/$sample" || { echo "nginx bytes differ from /pkg for $sample" >&2; exit 1; }
+pkg_files_for_nginx "http://127.0.0.1:$pk_port"
 
 nginx_conf "$work/nginx" "$ngx_port" "$work/www"
 nginx -c "$work/nginx/nginx.conf" -p "$work/nginx" -e "$work/nginx/logs/error.log"

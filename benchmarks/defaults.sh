@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ ${#sets[@]} -gt 0 ] || sets=("default=" "zgc-1g=-XX:+UseZGC -Xmx1g" "zgc-unbounded=-XX:+UseZGC" \
-  "parallel-256m=-XX:+UseParallelGC -Xmx256m" "g1-384m=-XX:+UseG1GC -Xmx384m")
+  "parallel-256m=-XX:+UseParallelGC -Xmx256m" "g1-384m=-XX:+UseG1GC -Xmx384m") # not the defaults: what they are compared with
 needs wrk nginx createrepo_c rpmbuild curl awk python3
 work="${BENCH_WORK:-/tmp/packyard-bench-defaults}"
 mkdir -p "$work" "$(dirname "$out")"
@@ -37,18 +37,7 @@ ensure_built
 
 # ---------------------------------------------------------------- data
 served_data # sets repo (75,000 synthetic packages) and real (176 real packages)
-cat > "$work/packyard.yaml" <<EOF
-data: $work/data
-repositories:
-  - name: synth
-    upstream: file://$repo/
-    policy: metadata_only
-    branch: f75
-  - name: real
-    upstream: file://$real/
-    policy: immediate
-    branch: real
-EOF
+{ echo "data: $work/data"; echo "repositories:"; served_repositories; } > "$work/packyard.yaml"
 if [ ! -f "$work/data/.synced" ]; then
   rm -rf "$work/data"; log "sync (once, with the shipped defaults)"
   "$root/packyard" sync --config "$work/packyard.yaml" >/dev/null 2>"$work/sync.log"
@@ -56,22 +45,16 @@ if [ ! -f "$work/data/.synced" ]; then
 fi
 
 # nginx serves the very bytes /pkg answers, cut from the NDJSON stream of the branch.
-serve() { # OPTS: starts serve with PACKYARD_JAVA_OPTS=OPTS (unset when empty); sets serve_pid
-  if [ -n "$1" ]; then PACKYARD_JAVA_OPTS="$1" "$root/packyard" serve --config "$work/packyard.yaml" --listen "127.0.0.1:$pk_port" >"$work/serve.log" 2>&1 &
-  else env -u PACKYARD_JAVA_OPTS "$root/packyard" serve --config "$work/packyard.yaml" --listen "127.0.0.1:$pk_port" >"$work/serve.log" 2>&1 &
-  fi
+serve() { # OPTS: starts serve with PACKYARD_JAVA_OPTS=OPTS (the shipped defaults when empty); sets serve_pid
+  local with=(env -u PACKYARD_JAVA_OPTS)
+  [ -n "$1" ] && with=(env "PACKYARD_JAVA_OPTS=$1") # not the defaults: a set the defaults are compared with
+  "${with[@]}" "$root/packyard" serve --config "$work/packyard.yaml" --listen "127.0.0.1:$pk_port" >"$work/serve.log" 2>&1 &
   serve_pid=$!; pids+=("$serve_pid")
   wait_ready "http://127.0.0.1:$pk_port/readyz"
 }
 serve ""
 curl -s -o "$work/all.ndjson" "http://127.0.0.1:$pk_port/api/v1/branches/f75/packages"
-rm -rf "$work/www" && mkdir -p "$work/www/f75/pkg"
-awk -v dir="$work/www/f75/pkg" '{
-  if (match($0, /^\{"name":"[^"]*"/)) { n = substr($0, 10, RLENGTH - 10); printf "%s", $0 > (dir "/" n); close(dir "/" n); print n > "/dev/stderr" }
-}' "$work/all.ndjson" 2> "$work/names.txt"
-awk '(NR - 1) % 37 == 0 && n < 2000 {print; n++}' "$work/names.txt" > "$work/pkg-names.txt"
-sample=$(sed -n 7p "$work/pkg-names.txt")
-curl -s "http://127.0.0.1:$pk_port/f75/pkg/$sample" | cmp -s - "$work/www/f75/pkg/$sample" || { echo "nginx bytes differ from /pkg for $sample" >&2; exit 1; }
+pkg_files_for_nginx "http://127.0.0.1:$pk_port"
 # the largest real packages, for the large-file load beside
 find "$real" -name '*.rpm' -printf '%s %P\n' | sort -rn | head -8 | awk '{print $2}' > "$work/big.txt"
 { echo 'local files = {}'

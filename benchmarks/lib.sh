@@ -95,3 +95,30 @@ served_data() {
     rm -rf "$real"; python3 "$here/real-rpms.py" "$real" --count 176 --total-mb 16 >&2; createrepo_c -q "$real"
   fi
 }
+# The two repositories of served_data as entries of a configuration's repositories: list.
+served_repositories() {
+  cat <<EOF
+  - name: synth
+    upstream: file://$repo/
+    policy: metadata_only
+    branch: f75
+  - name: real
+    upstream: file://$real/
+    policy: immediate
+    branch: real
+EOF
+}
+# pkg_files_for_nginx BASE: nginx serves the very bytes /pkg answers, one file per name under
+# $work/www/f75/pkg, cut from the NDJSON stream in $work/all.ndjson; $work/names.txt gets every
+# name and $work/pkg-names.txt the 2,000 that /pkg asks for (every 37th: all 75,000 would thrash
+# nginx's open_file_cache, which the open-file limit here caps below that). One name is fetched
+# from BASE and compared byte for byte.
+pkg_files_for_nginx() {
+  rm -rf "$work/www" && mkdir -p "$work/www/f75/pkg"
+  awk -v dir="$work/www/f75/pkg" '{
+    if (match($0, /^\{"name":"[^"]*"/)) { n = substr($0, 10, RLENGTH - 10); printf "%s", $0 > (dir "/" n); close(dir "/" n); print n > "/dev/stderr" }
+  }' "$work/all.ndjson" 2> "$work/names.txt"
+  awk '(NR - 1) % 37 == 0 && n < 2000 {print; n++}' "$work/names.txt" > "$work/pkg-names.txt"
+  local sample; sample=$(sed -n 7p "$work/pkg-names.txt")
+  curl -s "$1/f75/pkg/$sample" | cmp -s - "$work/www/f75/pkg/$sample" || { echo "nginx bytes differ from /pkg for $sample" >&2; exit 1; }
+}

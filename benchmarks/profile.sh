@@ -42,7 +42,7 @@ basic="Authorization: Basic $(printf 'alice:%s' "$token" | base64 -w0)"
   --listen "127.0.0.1:$pk_port" > "$work/profile-serve.log" 2>&1 &
 pids+=($!) pk_pid=$!
 "$java" -Xmx1g -XX:+UseZGC -cp "$root/target/packyard.jar" "$here/BareVertx.java" "$bare_port" "$work/www" \
-  > "$work/profile-bare.log" 2>&1 &
+  > "$work/profile-bare.log" 2>&1 & # not the defaults: the bare Vert.x peer, not Packyard
 pids+=($!) bare_pid=$!
 wait_ready "http://127.0.0.1:$pk_port/readyz"
 wait_ready "http://127.0.0.1:$bare_port/repos/dnf/repodata/repomd.xml"

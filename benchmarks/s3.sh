@@ -51,7 +51,7 @@ export MAVEN_OPTS="${MAVEN_OPTS:---sun-misc-unsafe-memory-access=allow}"
 [ -f "$work/repo/repodata/repomd.xml" ] || "$root/packyard" synth "$work/repo" --packages "$packages" --payload-size 1048576 >&2
 rm -rf "$work/s3" "$work/fs-data" "$work/s3-data" "$work/s3-cache"
 "$java" -Xmx512m -cp "$root/target/test-classes:$root/target/classes:$(cat "$work/cp.txt")" \
-  org.packyard.testkit.S3ProxyMain "$work/s3" "$proxy_port" bench > "$work/s3proxy.out" 2> "$work/s3proxy.err" &
+  org.packyard.testkit.S3ProxyMain "$work/s3" "$proxy_port" bench > "$work/s3proxy.out" 2> "$work/s3proxy.err" & # not the defaults: the S3 stand-in, not Packyard
 pids+=($!)
 for _ in $(seq 120); do grep -q '^AWS_SECRET_ACCESS_KEY=' "$work/s3proxy.out" 2>/dev/null && break; sleep 0.5; done
 grep -q '^AWS_SECRET_ACCESS_KEY=' "$work/s3proxy.out" || { echo "s3proxy did not start" >&2; cat "$work/s3proxy.err" >&2; exit 1; }

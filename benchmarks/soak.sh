@@ -49,14 +49,7 @@ cat > "$work/packyard.yaml" <<EOF
 data: $work/data
 probes_listen: 127.0.0.1:$probe_port
 repositories:
-  - name: synth
-    upstream: file://$repo/
-    policy: metadata_only
-    branch: f75
-  - name: real
-    upstream: file://$real/
-    policy: immediate
-    branch: real
+$(served_repositories)
   - name: churn
     upstream: file://$work/churn/
     policy: immediate

@@ -57,7 +57,7 @@ repo="$work/synth-$packages"
 [ -f "$repo/repodata/repomd.xml" ] || "$java" -XX:+UseParallelGC -jar "$work/now/packyard.jar" synth "$repo" --packages "$packages" >&2
 sink_port=28290
 # The receiver: one thread, a small heap, serial GC; its CPU during the measured runs is reported.
-"$java" -Xms64m -Xmx64m -XX:+UseSerialGC -cp "$proto_cp" "$here/OtlpSink.java" "$sink_port" & sink_pid=$!; pids+=($sink_pid)
+"$java" -Xms64m -Xmx64m -XX:+UseSerialGC -cp "$proto_cp" "$here/OtlpSink.java" "$sink_port" & sink_pid=$!; pids+=($sink_pid) # not the defaults: the OTLP sink, not Packyard
 declare -A port=([before]=28291 [off]=28292 [on]=28293)
 declare -A jar=([before]="$work/before-$before_sha/packyard.jar" [off]="$work/now/packyard.jar" [on]="$work/now/packyard.jar")
 for v in before off on; do
