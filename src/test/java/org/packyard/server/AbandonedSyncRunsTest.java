@@ -4,15 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vertx.core.Vertx;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.packyard.testkit.MovableClock;
 import org.junit.jupiter.api.io.TempDir;
 import org.packyard.config.PackyardConfig;
 import org.packyard.config.StateConfig;
@@ -29,30 +27,6 @@ class AbandonedSyncRunsTest {
   @TempDir Path tmp;
   final Vertx vertx = Vertx.vertx();
 
-  /** The time the embedded store measures leases by, moved by the test. */
-  static final class SetClock extends Clock {
-    volatile Instant now;
-
-    SetClock(Instant now) {
-      this.now = now;
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
-  }
-
   @AfterEach
   void stop() throws Exception {
     vertx.close().await(30, TimeUnit.SECONDS);
@@ -62,7 +36,7 @@ class AbandonedSyncRunsTest {
   void restart_closesTheRunOfAStoppedProcess_leavesALiveProcesssRunRunning() throws Exception {
     Path data = tmp.resolve("data");
     Instant t0 = Instant.parse("2026-01-01T00:00:00Z");
-    SetClock clock = new SetClock(t0);
+    MovableClock clock = MovableClock.at(t0); // the time the embedded store measures leases by
     Duration ttl = SyncLeases.Timing.DEFAULT.ttl();
     long killed;
     long live;
@@ -73,10 +47,10 @@ class AbandonedSyncRunsTest {
       killed = s.startSyncRun("killed/r", t0, "host/101/dead");
       s.acquireLease("sync:live/r", "host/102/alive", ttl).orElseThrow();
       live = s.startSyncRun("live/r", t0, "host/102/alive");
-      clock.now = t0.plus(ttl.dividedBy(2));
+      clock.set(t0.plus(ttl.dividedBy(2)));
       s.renewLease(new StateStore.Lease("sync:live/r", "host/102/alive", 1), ttl); // the live one renews; the killed one cannot
     }
-    clock.now = t0.plus(ttl).plusSeconds(1);
+    clock.set(t0.plus(ttl).plusSeconds(1));
 
     PackyardConfig config = new PackyardConfig(new PackyardConfig.Listen("127.0.0.1", 0), data, List.of(), null);
     Services restarted = vertx.executeBlocking(() -> new Services(vertx, config, clock)).await(60, TimeUnit.SECONDS);
@@ -84,7 +58,7 @@ class AbandonedSyncRunsTest {
       StateStore.SyncRun k = run(restarted.state, killed);
       assertThat(k.outcome()).isEqualTo("failed");
       assertThat(k.message()).startsWith("abandoned");
-      assertThat(k.finishedAt()).isEqualTo(clock.now);
+      assertThat(k.finishedAt()).isEqualTo(clock.instant());
       assertThat(run(restarted.state, live).outcome()).as("its process holds the lease").isEqualTo("running");
     } finally {
       vertx.executeBlocking(() -> {

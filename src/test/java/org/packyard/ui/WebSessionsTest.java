@@ -9,18 +9,15 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.packyard.testkit.MovableClock;
 import org.junit.jupiter.api.io.TempDir;
 import org.packyard.access.AccessStore;
 import org.packyard.access.Tokens;
@@ -35,38 +32,10 @@ import org.packyard.testkit.UiClient;
  */
 class WebSessionsTest {
   @TempDir Path tmp;
-  final OffsetClock clock = new OffsetClock();
+  final MovableClock clock = MovableClock.running(); // the system clock, moved forward by the test
   UiClient ui;
   TestServer server;
 
-  /** The system clock moved forward by what the test says. */
-  static final class OffsetClock extends Clock {
-    final AtomicLong offset = new AtomicLong();
-
-    void advance(Duration d) {
-      offset.addAndGet(d.toMillis());
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return Instant.ofEpochMilli(millis());
-    }
-
-    @Override
-    public long millis() {
-      return System.currentTimeMillis() + offset.get();
-    }
-  }
 
   @BeforeEach
   void start() throws Exception {
