@@ -68,12 +68,14 @@ final class HostingOptions {
           HostingClient.Result r = call.apply(j.item());
           long d = done.addAndGet(j.weight());
           int n = finished.incrementAndGet();
+          int bad;
           synchronized (failed) {
             if (!r.ok()) failed.add(r);
+            bad = failed.size();
           }
           progress.println(System.out, r.line());
           progress.step(label, n + "/" + jobs.size() + (units == null ? "" : ", " + units.apply(d) + " of " + units.apply(total))
-              + (failed.isEmpty() ? "" : ", " + failed.size() + " failed"), total == 0 ? 1 : (double) d / total, n == jobs.size());
+              + (bad == 0 ? "" : ", " + bad + " failed"), total == 0 ? 1 : (double) d / total, n == jobs.size());
         }));
       }
       for (Future<?> f : all) {

@@ -13,12 +13,14 @@ import picocli.CommandLine.Parameters;
     name = "remove",
     mixinStandardHelpOptions = true,
     description = {
-      "Remove packages from a hosted repository of a running server: each FILE is a package's file name as stored",
-      "(e.g. hello-1.0-1.x86_64.rpm) or its location (Packages/h/hello-1.0-1.x86_64.rpm). Prints one line per",
-      "package; exits 1 if any failed (404: not in the repository), naming each; 2 for a usage error."
+      "Remove packages from a hosted repository of a running server. Each FILE is a package's file name as "
+          + "stored (hello-1.0-1.x86_64.rpm) or its location (Packages/h/hello-1.0-1.x86_64.rpm).",
+      "Prints one line per package; exits 1 if any failed (404: not in the repository), naming each; "
+          + "2 for a usage error (no token, bad URL)."
     },
     footer = {"", "Examples:",
-        "  PACKYARD_TOKEN=... ./packyard remove --url https://repo.example.org team/el9 hello-1.0-1.x86_64.rpm"})
+        "  export PACKYARD_TOKEN=pky_...",
+        "  ./packyard remove --url https://repo.example.org team/el9 hello-1.0-1.x86_64.rpm"})
 final class RemoveCommand implements Callable<Integer> {
   @Mixin HostingOptions options;
 

@@ -20,14 +20,17 @@ import picocli.CommandLine.Parameters;
     name = "upload",
     mixinStandardHelpOptions = true,
     description = {
-      "Upload RPM files into a hosted repository of a running server, several at once, each streamed from disk.",
-      "A directory is searched recursively for *.rpm (source RPMs too). Prints one line per file: published (201),",
-      "already there (200, the same bytes), or FAILED with the server's reason (409 the same NEVRA with other bytes,",
-      "400 not a valid RPM, ...). Exits 1 if any failed, naming each; 2 for a usage error (no token, bad URL)."
+      "Upload RPM files into a hosted repository of a running server, several at once, each streamed from disk. "
+          + "A directory is searched recursively for *.rpm (source RPMs too).",
+      "Prints one line per file: published (201), already there (200: the same bytes), or FAILED with the "
+          + "server's reason (409: the same NEVRA with other bytes; 400: not a valid RPM; ...). "
+          + "Exits 1 if any failed, naming each; 2 for a usage error (no token, bad URL, no such file)."
     },
     footer = {"", "Examples:",
-        "  PACKYARD_TOKEN=... ./packyard upload --url https://repo.example.org team/el9 build/RPMS/",
-        "  ./packyard upload --url http://127.0.0.1:8080 --token-file ~/.packyard-token team/el9 hello-1.0-1.x86_64.rpm"})
+        "  export PACKYARD_TOKEN=pky_...",
+        "  ./packyard upload --url https://repo.example.org team/el9 build/RPMS/",
+        "  ./packyard upload --url http://127.0.0.1:8080 --token-file ~/.token \\",
+        "      team/el9 hello-1.0-1.x86_64.rpm"})
 final class UploadCommand implements Callable<Integer> {
   @Mixin HostingOptions options;
 
