@@ -6,8 +6,10 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -40,7 +42,7 @@ class HostedUiBrowserTest {
   static TestServer server;
   static Browser browser;
   static String editorToken, viewerToken;
-  static Path rpm;
+  static Path rpm, dropped;
   static final String REPO = "team/host";
   static final HttpClient HTTP = HttpClient.newHttpClient();
 
@@ -49,6 +51,7 @@ class HostedUiBrowserTest {
     Browser.require();
     Tools.require("rpmbuild", "rpm");
     rpm = Rpms.tiny(tmp.resolve("build"), "pky-web", "2.0", 1_700_000_000L);
+    dropped = Rpms.tiny(tmp.resolve("build-drop"), "pky-drop", "1.0", 1_700_000_000L);
     server = TestServer.start(tmp.resolve("data"), List.of(RepositoryConfig.hosted(REPO, null, Access.PRIVATE)));
     AccessControl ac = server.server.services().access;
     ac.store().addUser("test", "erin");
@@ -125,6 +128,21 @@ class HostedUiBrowserTest {
         .until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#upload-results li.unchanged")));
     assertThat(again.getText()).contains("already there");
     browser.assertNoConsoleErrors("the second upload");
+
+    // dropped on the form: the same path, from a drop event carrying a real RPM's bytes
+    browser.get(url("/ui/repos/" + REPO));
+    browser.js("""
+        var bytes = Uint8Array.from(atob(arguments[0]), c => c.charCodeAt(0));
+        var dt = new DataTransfer();
+        dt.items.add(new File([bytes], arguments[1], {type: 'application/x-rpm'}));
+        document.getElementById('dropzone').dispatchEvent(new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
+        """, Base64.getEncoder().encodeToString(Files.readAllBytes(dropped)), "pky-drop-1.0-1.noarch.rpm");
+    WebElement drop = new WebDriverWait(browser.driver, Duration.ofSeconds(60))
+        .until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#upload-results li.published")));
+    assertThat(drop.getText()).contains("published as Packages/p/pky-drop-1.0-1.noarch.rpm");
+    browser.clickAndAwaitNavigation(browser.driver.findElement(By.cssSelector("#upload-done a")));
+    assertThat(packageNames()).containsExactly("pky-drop", "pky-web");
+    browser.assertNoConsoleErrors("the drop");
   }
 
   @Test
@@ -132,7 +150,7 @@ class HostedUiBrowserTest {
   void viewer_seesNoUploadFormNoDeleteAndNoSync() {
     login(viewerToken);
     browser.get(url("/ui/repos/" + REPO));
-    assertThat(packageNames()).containsExactly("pky-web");
+    assertThat(packageNames()).containsExactly("pky-drop", "pky-web");
     assertThat(browser.driver.findElement(By.tagName("main")).getText()).contains("hosted").doesNotContain("Sync now");
     assertThat(count("#uploader")).isZero();
     assertThat(count("input[type=file]")).isZero();
@@ -155,8 +173,14 @@ class HostedUiBrowserTest {
     HttpResponse<String> noToken = put(editorSession, null, "pky-other-1-1.noarch.rpm");
     assertThat(noToken.statusCode()).as(noToken.body()).isEqualTo(403);
     assertThat(noToken.body()).contains("security token");
+    // a hosted repository has nothing to sync, even for its editor
+    HttpResponse<String> sync = HTTP.send(HttpRequest.newBuilder(URI.create(url("/ui/repos/" + REPO + ":sync")))
+        .header("Cookie", "packyard_session=" + editorSession).header("Content-Type", "application/x-www-form-urlencoded")
+        .POST(HttpRequest.BodyPublishers.ofString("csrf=" + Sessions.csrf(editorSession))).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(sync.statusCode()).isEqualTo(409);
+    assertThat(sync.body()).contains("no upstream to sync");
     browser.get(url("/ui/repos/" + REPO));
-    assertThat(packageNames()).containsExactly("pky-web");
+    assertThat(packageNames()).containsExactly("pky-drop", "pky-web");
   }
 
   static HttpResponse<String> put(String session, String csrf, String file) throws Exception {
@@ -171,19 +195,19 @@ class HostedUiBrowserTest {
   void editor_deletesAPackage_afterConfirming() throws Exception {
     login(editorToken);
     browser.get(url("/ui/repos/" + REPO));
-    WebElement button = browser.driver.findElement(By.cssSelector("form.delete button"));
+    WebElement button = browser.driver.findElement(By.cssSelector("form.delete button[aria-label='Delete pky-web-2.0-1.noarch.rpm']"));
     button.click();
     new WebDriverWait(browser.driver, Duration.ofSeconds(10)).until(ExpectedConditions.alertIsPresent());
     browser.driver.switchTo().alert().dismiss(); // changed their mind: nothing happens
-    assertThat(packageNames()).containsExactly("pky-web");
-    button = browser.driver.findElement(By.cssSelector("form.delete button"));
+    assertThat(packageNames()).containsExactly("pky-drop", "pky-web");
+    button = browser.driver.findElement(By.cssSelector("form.delete button[aria-label='Delete pky-web-2.0-1.noarch.rpm']"));
     button.click();
     new WebDriverWait(browser.driver, Duration.ofSeconds(10)).until(ExpectedConditions.alertIsPresent());
     browser.driver.switchTo().alert().accept();
     new WebDriverWait(browser.driver, Duration.ofSeconds(60)).until(d -> d.getCurrentUrl().contains("removed="));
     browser.awaitHeading(REPO);
     assertThat(browser.driver.findElement(By.cssSelector("p.notice")).getText()).contains("Removed Packages/p/pky-web-2.0-1.noarch.rpm");
-    assertThat(packageNames()).isEmpty();
+    assertThat(packageNames()).containsExactly("pky-drop");
     browser.assertNoConsoleErrors("the delete");
     HttpResponse<String> primary = server.get("/repos/" + REPO + "/repodata/repomd.xml", "Authorization", "Bearer " + editorToken);
     assertThat(primary.statusCode()).isEqualTo(200);
