@@ -70,7 +70,7 @@ final class HostingClient {
       throw new UsageException("--url must be an http(s) URL like https://repo.example.org, got: " + Redact.url(url));
     }
     if (u.getRawUserInfo() != null) throw new UsageException("--url must not carry credentials; pass the token in PACKYARD_TOKEN or --token-file");
-    if (u.getRawQuery() != null || u.getRawFragment() != null) throw new UsageException("--url must not have a query or fragment, got: " + url);
+    if (u.getRawQuery() != null || u.getRawFragment() != null) throw new UsageException("--url must not have a query or fragment, got: " + Redact.url(url));
     String path = u.getRawPath() == null ? "" : u.getRawPath().replaceAll("/+$", "");
     return new HostingClient(URI.create(u.getScheme() + "://" + u.getRawAuthority() + path), token);
   }
