@@ -202,6 +202,24 @@ public final class SnapshotStore implements AutoCloseable {
     return out;
   }
 
+  /** Every repository that has a directory here, whether configured now or not. */
+  public List<String> repositories() throws IOException {
+    List<String> out = new ArrayList<>();
+    try (Stream<Path> repos = Files.list(reposDir)) {
+      for (Path r : (Iterable<Path>) repos::iterator) {
+        if (Files.isDirectory(r)) out.add(r.getFileName().toString().replace('+', '/'));
+      }
+    }
+    return out;
+  }
+
+  /** The ids of the kept snapshots of {@code repository}, newest first (one may be pruned by the time it is read). */
+  public List<String> keptIds(String repository) throws IOException {
+    List<String> out = new ArrayList<>();
+    for (Path d : snapshotDirs(repository)) out.add(d.getFileName().toString());
+    return out;
+  }
+
   private synchronized Claim claim() throws IOException {
     if (claim == null) claim = Claim.take(owners);
     return claim;
