@@ -276,11 +276,30 @@ public final class SnapshotStore implements AutoCloseable {
   private List<Path> snapshotDirs(String repository) throws IOException {
     Path snaps = snapshotsDir(repository);
     if (!Files.isDirectory(snaps)) return List.of();
+    List<Path> dirs;
     try (Stream<Path> s = Files.list(snaps)) {
-      return s.filter(p -> !p.getFileName().toString().startsWith("."))
+      dirs = s.filter(p -> !p.getFileName().toString().startsWith("."))
           .filter(p -> Files.isRegularFile(p.resolve("manifest.json")))
-          .sorted(Comparator.comparing((Path p) -> p.getFileName().toString()).reversed())
           .toList();
+    }
+    // Ids sort by their second, then by the repomd sha: within one second (hosted publishes) the
+    // manifest's creation time says which is newer.
+    java.util.Map<Path, java.time.Instant> created = new java.util.HashMap<>();
+    for (Path d : dirs) created.put(d, createdAt(d));
+    return dirs.stream()
+        .sorted(Comparator.comparing((Path p) -> p.getFileName().toString().substring(0, Math.min(16, p.getFileName().toString().length())))
+            .thenComparing(created::get)
+            .thenComparing(p -> p.getFileName().toString())
+            .reversed())
+        .toList();
+  }
+
+  /** The manifest's creation time; the epoch when it cannot be read (then the id's order decides). */
+  private static java.time.Instant createdAt(Path dir) {
+    try {
+      return java.time.Instant.parse(JSON.readTree(dir.resolve("manifest.json").toFile()).path("createdAt").asText());
+    } catch (IOException | RuntimeException e) {
+      return java.time.Instant.EPOCH;
     }
   }
 
