@@ -193,6 +193,9 @@ class BlobCollectorTest {
     assertThat(server.get("/repos/" + HOSTED + "/" + locations.get(abc.get(1))).statusCode()).isEqualTo(200);
     BlobCollector.Result again = services.collectBlobs().await(120, TimeUnit.SECONDS);
     assertThat(again.removed()).as("a second run finds nothing more").isZero();
+    String metrics = server.get("/metrics").body();
+    assertThat(metrics).contains("packyard_blob_gc_runs_total 2.0", "packyard_blob_gc_removed_total " + r.removed() + ".0",
+        "packyard_blob_gc_freed_bytes_total", "packyard_blob_gc_kept");
   }
 
   static Set<String> union(Set<String> a, Set<String> b) {
