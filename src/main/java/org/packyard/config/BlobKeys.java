@@ -69,7 +69,11 @@ final class BlobKeys {
     if (v == null || v.isNull()) return dflt;
     String raw = v.asText().trim();
     if (mayBeOff && (raw.equals("off") || raw.equals("false") || raw.equals("0"))) return java.time.Duration.ZERO;
-    return Durations.parse(where + ": blobs." + key, raw);
+    java.time.Duration d = Durations.parse(where + ": blobs." + key, raw);
+    if (!mayBeOff && d.compareTo(BlobsConfig.MIN_GC_GRACE) < 0) {
+      throw new ConfigException(where + ": blobs." + key + " must be at least 10m (longer than an upload or sync takes to publish), got: " + raw);
+    }
+    return d;
   }
 
   static CacheConfig cache(JsonNode node, String where, Path file, Path data) {

@@ -22,6 +22,8 @@ public record BlobsConfig(String bucket, String prefix, URI endpoint, String reg
   public static final java.time.Duration DEFAULT_GC_EVERY = java.time.Duration.ofHours(6);
   /** How old an unreferenced blob must be before it is collected, by default ({@code blobs.gc_grace}). */
   public static final java.time.Duration DEFAULT_GC_GRACE = java.time.Duration.ofHours(24);
+  /** The shortest {@code blobs.gc_grace}: an upload or a sync must publish within it. */
+  public static final java.time.Duration MIN_GC_GRACE = java.time.Duration.ofMinutes(10);
   public static final BlobsConfig FILE_SYSTEM = new BlobsConfig(null, "", null, null, false, Serve.PROXY);
 
   /** Collected every {@link #DEFAULT_GC_EVERY}, after {@link #DEFAULT_GC_GRACE}. */
@@ -70,7 +72,7 @@ public record BlobsConfig(String bucket, String prefix, URI endpoint, String reg
     if (gcEvery == null) gcEvery = DEFAULT_GC_EVERY;
     if (gcGrace == null) gcGrace = DEFAULT_GC_GRACE;
     if (gcEvery.isNegative()) throw new ConfigException("gc_every must not be negative, got: " + gcEvery);
-    if (gcGrace.compareTo(java.time.Duration.ofMinutes(10)) < 0) {
+    if (gcGrace.compareTo(MIN_GC_GRACE) < 0) {
       throw new ConfigException("gc_grace must be at least 10m (longer than any upload or sync takes to publish), got: " + gcGrace);
     }
     if (bucket == null && serve == Serve.REDIRECT) throw new ConfigException("serve: redirect needs blobs in S3 (blobs: s3://...)");
