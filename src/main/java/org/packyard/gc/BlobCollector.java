@@ -50,7 +50,7 @@ import org.packyard.store.StateStore.SnapshotPointer;
  * when a published snapshot is not in this data directory yet (a replica still installing it).
  *
  * <p>One collector at a time among every process on the state store: a run holds the lease
- * {@value #LEASE}, renewed while it sweeps, and stops when it loses it. Blocking: run it from a
+ * {@value #LEASE}, renewed while it runs, and stops when it loses it. Blocking: run it from a
  * worker thread.
  *
  * <pre>{@code
@@ -147,8 +147,9 @@ public final class BlobCollector {
       markFiles(SnapshotStore.fromJson(p.get().manifestJson()), marked);
     }
     Set<String> local = new HashSet<>();
+    Renewal renewal = new Renewal(lease);
     for (String repository : snapshots.repositories()) {
-      String gaveUp = markRepository(repository, marked, local);
+      String gaveUp = markRepository(repository, marked, local, renewal);
       if (gaveUp != null) return Result.skip(gaveUp);
     }
     for (Map.Entry<String, String> e : published.entrySet()) {
@@ -157,7 +158,7 @@ public final class BlobCollector {
             + "its packages are unknown here");
       }
     }
-    Sweep sweep = new Sweep(lease, marked, cutoff);
+    Sweep sweep = new Sweep(renewal, marked, cutoff);
     try {
       blobs.list(sweep);
     } catch (UncheckedIOException e) {
@@ -175,12 +176,13 @@ public final class BlobCollector {
    * by a newer one first, so the directory is listed again until a pass loses none. Returns why it
    * gave up, or null.
    */
-  private String markRepository(String repository, Set<String> marked, Set<String> local) throws IOException {
+  private String markRepository(String repository, Set<String> marked, Set<String> local, Renewal renewal) throws IOException {
     Set<String> done = new HashSet<>();
     for (int pass = 0; pass < MAX_PASSES; pass++) {
       boolean vanished = false;
       for (String id : snapshots.keptIds(repository)) {
         if (done.contains(id)) continue;
+        renewal.renewIfDue();
         Optional<Published> p;
         try {
           p = snapshots.snapshot(repository, id);
@@ -222,19 +224,34 @@ public final class BlobCollector {
     for (Manifest.FileRef f : m.files()) marked.add(f.sha256());
   }
 
+  /** Renews the lease every third of its length while a run goes on; a lost lease stops the run. */
+  private final class Renewal {
+    private final Lease lease;
+    private long renewed = System.nanoTime();
+
+    Renewal(Lease lease) {
+      this.lease = lease;
+    }
+
+    void renewIfDue() {
+      if (System.nanoTime() - renewed <= LEASE_TTL.toNanos() / 3) return;
+      if (!state.renewLease(lease, LEASE_TTL)) throw new LeaseLostException("the " + LEASE + " lease was lost; the collection stopped");
+      renewed = System.nanoTime();
+    }
+  }
+
   /** Deletes what is neither marked nor young, renewing the lease as it goes. */
   private final class Sweep implements java.util.function.Consumer<BlobStore.Stored> {
-    private final Lease lease;
+    private final Renewal renewal;
     private final Set<String> marked;
     private final Instant cutoff;
-    private long renewed = System.nanoTime();
     long kept;
     long young;
     long removed;
     long bytes;
 
-    Sweep(Lease lease, Set<String> marked, Instant cutoff) {
-      this.lease = lease;
+    Sweep(Renewal renewal, Set<String> marked, Instant cutoff) {
+      this.renewal = renewal;
       this.marked = marked;
       this.cutoff = cutoff;
     }
@@ -250,10 +267,7 @@ public final class BlobCollector {
         young++;
         return;
       }
-      if (System.nanoTime() - renewed > LEASE_TTL.toNanos() / 3) {
-        if (!state.renewLease(lease, LEASE_TTL)) throw new LeaseLostException("the blob-gc lease was lost; the sweep stopped");
-        renewed = System.nanoTime();
-      }
+      renewal.renewIfDue();
       try {
         long n = blobs.deleteIfOlder(b.sha256(), cutoff);
         if (n >= 0) {
