@@ -12,6 +12,10 @@ import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import org.packyard.access.AccessData;
 import org.packyard.access.AccessStore;
+import org.packyard.gc.BlobCollector;
+import org.packyard.store.BlobStore;
+import org.packyard.store.BlobStores;
+import org.packyard.store.SnapshotStore;
 import org.packyard.store.StateDatabase;
 import org.packyard.store.StateUnavailableException;
 import org.packyard.access.Principal;
@@ -41,7 +45,8 @@ import picocli.CommandLine.ParentCommand;
       AdminCommand.Group.class,
       AdminCommand.Bind.class,
       AdminCommand.Unbind.class,
-      AdminCommand.Show.class
+      AdminCommand.Show.class,
+      AdminCommand.Gc.class
     },
     footer = {
       "",
@@ -59,7 +64,7 @@ final class AdminCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    System.err.println("packyard admin: name a subcommand (bootstrap, user, token, group, bind, unbind, show); see --help");
+    System.err.println("packyard admin: name a subcommand (bootstrap, user, token, group, bind, unbind, show, gc); see --help");
     return 2;
   }
 
@@ -238,6 +243,36 @@ final class AdminCommand implements Callable<Integer> {
         int n = store.unbind(actor, Principal.parse(principal), Role.parse(role), checked(targets));
         System.out.println(n + " binding(s) removed");
       });
+    }
+  }
+
+  @Command(name = "gc", mixinStandardHelpOptions = true,
+      description = "Delete the blobs no retained snapshot references and older than blobs.gc_grace, now (a running server"
+          + " does it every blobs.gc_every). Exit 1 when the run was skipped (another process collecting, a snapshot not installed yet).")
+  static final class Gc implements Callable<Integer> {
+    @ParentCommand AdminCommand admin;
+
+    @Override
+    public Integer call() {
+      PackyardConfig config;
+      try {
+        config = admin.options.load();
+      } catch (ConfigException e) {
+        System.err.println("packyard: " + e.getMessage());
+        return 2;
+      }
+      Clock clock = Clock.systemUTC();
+      String holder = "cli:" + System.getProperty("user.name", "admin") + "/" + ProcessHandle.current().pid();
+      try (StateDatabase db = StateDatabase.open(config.state(), config.data(), clock);
+          BlobStore blobs = BlobStores.open(config, clock);
+          SnapshotStore snapshots = new SnapshotStore(config.data(), 1, clock)) {
+        BlobCollector.Result r = new BlobCollector(blobs, snapshots, db.state(), holder, config.blobs().gcGrace(), clock).collect();
+        (r.ran() ? System.out : System.err).println(r.line());
+        return r.ran() ? 0 : 1;
+      } catch (java.io.IOException | RuntimeException e) {
+        System.err.println("packyard admin gc: " + e.getMessage());
+        return 1;
+      }
     }
   }
 

@@ -12,8 +12,9 @@ import java.util.Set;
  * {@code PACKYARD_CACHE_MAX_SIZE}. {@code blobs} is a URL, or a mapping {@code {url, serve}}.
  */
 final class BlobKeys {
-  static final Set<String> ENV = Set.of("blobs", "blobs_url", "blobs_serve", "cache_dir", "cache_max_size");
-  static final Set<String> BLOBS_KEYS = Set.of("url", "serve");
+  static final Set<String> ENV = Set.of("blobs", "blobs_url", "blobs_serve", "blobs_gc_every", "blobs_gc_grace", "cache_dir",
+      "cache_max_size");
+  static final Set<String> BLOBS_KEYS = Set.of("url", "serve", "gc_every", "gc_grace");
   static final Set<String> CACHE_KEYS = Set.of("dir", "max_size");
 
   private BlobKeys() {}
@@ -22,7 +23,7 @@ final class BlobKeys {
   static void applyEnv(ObjectNode root, String rest, String value) {
     if (rest.startsWith("blobs")) {
       ObjectNode blobs = mapping(root, "blobs", "url");
-      blobs.put(rest.equals("blobs_serve") ? "serve" : "url", value);
+      blobs.put(rest.equals("blobs") ? "url" : rest.substring("blobs_".length()), value);
     } else {
       mapping(root, "cache", "dir").put(rest.substring("cache_".length()), value);
     }
@@ -46,11 +47,33 @@ final class BlobKeys {
     BlobsConfig.Serve s = serve == null || serve.isNull() ? BlobsConfig.Serve.PROXY
         : BlobsConfig.Serve.parse(where + ": blobs.serve", serve.asText());
     JsonNode url = node.get("url");
+    BlobsConfig b;
     if (url == null || url.isNull() || !url.isValueNode()) {
       if (s == BlobsConfig.Serve.REDIRECT) throw new ConfigException(where + ": blobs.serve: redirect needs blobs.url: s3://...");
-      return BlobsConfig.FILE_SYSTEM;
+      b = BlobsConfig.FILE_SYSTEM;
+    } else {
+      b = BlobsConfig.parse(where + ": blobs.url", url.asText(), s);
     }
-    return BlobsConfig.parse(where + ": blobs.url", url.asText(), s);
+    java.time.Duration every = gcDuration(node, "gc_every", where, BlobsConfig.DEFAULT_GC_EVERY, true);
+    java.time.Duration grace = gcDuration(node, "gc_grace", where, BlobsConfig.DEFAULT_GC_GRACE, false);
+    try {
+      return b.withGc(every, grace);
+    } catch (ConfigException e) {
+      throw new ConfigException(where + ": blobs." + e.getMessage());
+    }
+  }
+
+  /** A duration key of {@code blobs}; {@code off} (for gc_every only) is {@link java.time.Duration#ZERO}. */
+  private static java.time.Duration gcDuration(JsonNode node, String key, String where, java.time.Duration dflt, boolean mayBeOff) {
+    JsonNode v = node.get(key);
+    if (v == null || v.isNull()) return dflt;
+    String raw = v.asText().trim();
+    if (mayBeOff && (raw.equals("off") || raw.equals("false") || raw.equals("0"))) return java.time.Duration.ZERO;
+    java.time.Duration d = Durations.parse(where + ": blobs." + key, raw);
+    if (!mayBeOff && d.compareTo(BlobsConfig.MIN_GC_GRACE) < 0) {
+      throw new ConfigException(where + ": blobs." + key + " must be at least 10m (longer than an upload or sync takes to publish), got: " + raw);
+    }
+    return d;
   }
 
   static CacheConfig cache(JsonNode node, String where, Path file, Path data) {

@@ -16,8 +16,25 @@ import java.util.regex.Pattern;
  * that is in the bucket: {@link Serve#PROXY} through this server (and its cache), or
  * {@link Serve#REDIRECT} to a presigned URL of the object.
  */
-public record BlobsConfig(String bucket, String prefix, URI endpoint, String region, boolean pathStyle, Serve serve) {
+public record BlobsConfig(String bucket, String prefix, URI endpoint, String region, boolean pathStyle, Serve serve,
+    java.time.Duration gcEvery, java.time.Duration gcGrace) {
+  /** How often unreferenced blobs are collected by default ({@code blobs.gc_every}). */
+  public static final java.time.Duration DEFAULT_GC_EVERY = java.time.Duration.ofHours(6);
+  /** How old an unreferenced blob must be before it is collected, by default ({@code blobs.gc_grace}). */
+  public static final java.time.Duration DEFAULT_GC_GRACE = java.time.Duration.ofHours(24);
+  /** The shortest {@code blobs.gc_grace}: an upload or a sync must publish within it. */
+  public static final java.time.Duration MIN_GC_GRACE = java.time.Duration.ofMinutes(10);
   public static final BlobsConfig FILE_SYSTEM = new BlobsConfig(null, "", null, null, false, Serve.PROXY);
+
+  /** Collected every {@link #DEFAULT_GC_EVERY}, after {@link #DEFAULT_GC_GRACE}. */
+  public BlobsConfig(String bucket, String prefix, URI endpoint, String region, boolean pathStyle, Serve serve) {
+    this(bucket, prefix, endpoint, region, pathStyle, serve, DEFAULT_GC_EVERY, DEFAULT_GC_GRACE);
+  }
+
+  /** This store, collected every {@code every} ({@link java.time.Duration#ZERO}: never by itself) after {@code grace}. */
+  public BlobsConfig withGc(java.time.Duration every, java.time.Duration grace) {
+    return new BlobsConfig(bucket, prefix, endpoint, region, pathStyle, serve, every, grace);
+  }
   public static final String DEFAULT_REGION = "us-east-1";
 
   private static final Pattern BUCKET = Pattern.compile("[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]");
@@ -52,6 +69,12 @@ public record BlobsConfig(String bucket, String prefix, URI endpoint, String reg
       }
     }
     if (serve == null) serve = Serve.PROXY;
+    if (gcEvery == null) gcEvery = DEFAULT_GC_EVERY;
+    if (gcGrace == null) gcGrace = DEFAULT_GC_GRACE;
+    if (gcEvery.isNegative()) throw new ConfigException("gc_every must not be negative, got: " + gcEvery);
+    if (gcGrace.compareTo(MIN_GC_GRACE) < 0) {
+      throw new ConfigException("gc_grace must be at least 10m (longer than any upload or sync takes to publish), got: " + gcGrace);
+    }
     if (bucket == null && serve == Serve.REDIRECT) throw new ConfigException("serve: redirect needs blobs in S3 (blobs: s3://...)");
   }
 

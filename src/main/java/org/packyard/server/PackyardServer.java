@@ -88,6 +88,7 @@ public final class PackyardServer implements AutoCloseable {
     ServerMeters.bind(telemetry, catalog, readers, slots, services.clock);
     onDemandContent.bindMetrics(telemetry.registry());
     services.blobs.bindMetrics(telemetry.registry());
+    services.blobGc.bindMetrics(telemetry.registry());
     this.fastPaths = List.of(
         new FastPath("GET /{branch}/{pkg|srcpkg|files|changelog}/{name}", mdapi::serveFast),
         new FastPath("GET /repos/{name}/{file}", onDemandContent::serveFast));

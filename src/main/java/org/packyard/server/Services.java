@@ -13,6 +13,7 @@ import org.packyard.mirror.Syncer;
 import org.packyard.mirror.Upstreams;
 import org.packyard.replica.SharedSnapshots;
 import org.packyard.replica.SyncLeases;
+import org.packyard.gc.BlobCollector;
 import org.packyard.observe.Telemetry;
 import org.packyard.feed.ChangeFeed;
 import org.packyard.feed.Webhooks;
@@ -56,6 +57,11 @@ public final class Services implements AutoCloseable {
   private final long abandonedSweep;
   /** The hosted repositories: uploads, deletes and their publishes. */
   public final HostedRepositories hosted;
+  /** Deletes blobs no retained snapshot references, every {@code blobs.gc_every}. */
+  public final BlobCollector blobGc;
+  /** One thread for the collector: a run may take minutes on S3, and never more than one runs. */
+  private final io.vertx.core.WorkerExecutor blobGcWorker;
+  private final long blobGcTimer;
 
   public Services(Vertx vertx, PackyardConfig config, Clock clock) throws IOException {
     this(vertx, config, clock, Telemetry.off());
@@ -95,6 +101,10 @@ public final class Services implements AutoCloseable {
     snapshots.cleanStaging();
     blobs.cleanTemp();
     closeAbandonedRuns();
+    this.blobGc = new BlobCollector(blobs, snapshots, state, replica, config.blobs().gcGrace(), clock);
+    this.blobGcWorker = vertx.createSharedWorkerExecutor("packyard-blob-gc-" + replica, 1, 1, java.util.concurrent.TimeUnit.DAYS);
+    java.time.Duration every = config.blobs().gcEvery();
+    this.blobGcTimer = every.isZero() ? -1 : vertx.setPeriodic(every.toMillis(), t -> collectBlobs());
     this.abandonedSweep = vertx.setPeriodic(SyncLeases.Timing.DEFAULT.ttl().toMillis(),
         t -> vertx.executeBlocking(() -> {
           closeAbandonedRuns();
@@ -114,6 +124,11 @@ public final class Services implements AutoCloseable {
     } catch (RuntimeException e) {
       LOG.warning("cannot close abandoned sync runs now: " + e.getMessage());
     }
+  }
+
+  /** Runs one blob collection on its own worker thread; the result is logged (one line) and in the metrics. */
+  public io.vertx.core.Future<BlobCollector.Result> collectBlobs() {
+    return blobGcWorker.executeBlocking(blobGc::collect, false).onFailure(e -> LOG.warning("blob gc failed: " + e.getMessage()));
   }
 
   private static String replicaId() {
@@ -143,6 +158,8 @@ public final class Services implements AutoCloseable {
   @Override
   public void close() {
     vertx.cancelTimer(abandonedSweep);
+    if (blobGcTimer >= 0) vertx.cancelTimer(blobGcTimer);
+    blobGcWorker.close();
     shared.close();
     access.close();
     access.store().close();

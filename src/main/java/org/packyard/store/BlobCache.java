@@ -115,6 +115,16 @@ final class BlobCache {
     return target;
   }
 
+  /** Drops the cached copy of a blob deleted from the back end (a reader holding it open keeps reading). */
+  void remove(String sha256) {
+    Long size;
+    synchronized (this) {
+      size = sizes.remove(sha256);
+      if (size != null) bytes -= size;
+    }
+    if (size != null) delete(List.of(file(sha256)));
+  }
+
   private List<Path> evictLocked(String keep) {
     List<Path> victims = new ArrayList<>();
     Iterator<Map.Entry<String, Long>> it = sizes.entrySet().iterator();

@@ -36,9 +36,28 @@ public interface BlobStore extends AutoCloseable {
   /**
    * Stores a verified temporary file as blob {@code sha256}, moving it into place (a remote store
    * uploads it first, with a checksum the back end verifies, and keeps the file as its cached
-   * copy). If the blob is already there the temporary file is deleted instead.
+   * copy). If the blob is already there the temporary file is deleted instead, and the stored
+   * blob's modification time is set to now: a blob written again counts as young for
+   * {@link BlobCollector}, whose grace period protects it until the snapshot naming it is published.
    */
   void commit(Path temp, String sha256) throws IOException;
+
+  /** One stored blob: its key, size and when it was last written. */
+  record Stored(String sha256, long size, Instant modified) {}
+
+  /**
+   * Visits every stored blob, in no particular order (a remote store lists its bucket, page by
+   * page). Blocking. For {@link BlobCollector}.
+   */
+  void list(java.util.function.Consumer<Stored> each) throws IOException;
+
+  /**
+   * Deletes blob {@code sha256} if it was last written before {@code cutoff}, looking at its
+   * modification time again at the last moment (a {@link #commit} of the same blob meanwhile keeps
+   * it); returns the bytes freed, or -1 when it was kept or is gone. Blocking. For
+   * {@link BlobCollector}, which alone decides that no snapshot references the blob.
+   */
+  long deleteIfOlder(String sha256, Instant cutoff) throws IOException;
 
   /** Size of a present blob. */
   long size(String sha256) throws IOException;

@@ -8,6 +8,12 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.DirectoryStream;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
+import java.util.UUID;
+import java.util.function.Consumer;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import org.packyard.rpm.Checksum;
@@ -51,9 +57,15 @@ public final class FsBlobStore implements BlobStore {
   @Override
   public void commit(Path temp, String sha256) throws IOException {
     Path target = path(sha256);
-    if (Files.exists(target)) {
+    try {
+      // Present: written again, so young again for the collector. Its rename-then-check sweep makes
+      // this safe against a collection at the same moment: the touch either finds the blob (and the
+      // sweep then sees the new time and puts it back) or fails, and the temp file goes in instead.
+      Files.setLastModifiedTime(target, FileTime.from(Instant.now()));
       Files.deleteIfExists(temp);
       return;
+    } catch (NoSuchFileException e) {
+      // not stored (or being collected): move the temporary file in
     }
     Files.createDirectories(target.getParent());
     try {
@@ -63,6 +75,68 @@ public final class FsBlobStore implements BlobStore {
     } catch (AtomicMoveNotSupportedException e) {
       throw new IOException("blob temp dir and store are on different file systems: " + temp, e);
     }
+  }
+
+  @Override
+  public void list(Consumer<Stored> each) throws IOException {
+    try (DirectoryStream<Path> fans = Files.newDirectoryStream(root)) {
+      for (Path fan : fans) {
+        if (!Files.isDirectory(fan)) continue;
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(fan)) {
+          for (Path f : files) {
+            String name = f.getFileName().toString();
+            if (name.length() > 68 && name.startsWith(".gc-", 64)) {
+              restore(f, name.substring(0, 64)); // left aside by a collector that stopped mid-delete
+              continue;
+            }
+            if (!SHA256.matcher(name).matches()) continue;
+            BasicFileAttributes a;
+            try {
+              a = Files.readAttributes(f, BasicFileAttributes.class);
+            } catch (NoSuchFileException e) {
+              continue; // collected meanwhile
+            }
+            if (a.isRegularFile()) each.accept(new Stored(name, a.size(), a.lastModifiedTime().toInstant()));
+          }
+        }
+      }
+    }
+  }
+
+  /** Puts a blob left aside back (judged again at the next collection), or drops it when the blob is back already. */
+  private void restore(Path aside, String sha256) throws IOException {
+    if (!SHA256.matcher(sha256).matches()) return;
+    try {
+      Files.move(aside, path(sha256), StandardCopyOption.ATOMIC_MOVE);
+    } catch (FileAlreadyExistsException e) {
+      Files.deleteIfExists(aside);
+    } catch (NoSuchFileException e) {
+      // another collector handled it
+    }
+  }
+
+  /**
+   * Renames the blob aside first (atomic), then reads its time: a {@link #commit} that touched it
+   * before the rename shows as young and the blob is renamed back; one after the rename finds no
+   * blob and moves its own copy in. Readers holding the file open keep reading it.
+   */
+  @Override
+  public long deleteIfOlder(String sha256, Instant cutoff) throws IOException {
+    Path target = path(sha256);
+    Path aside = target.resolveSibling(sha256 + ".gc-" + UUID.randomUUID());
+    try {
+      Files.move(target, aside, StandardCopyOption.ATOMIC_MOVE);
+    } catch (NoSuchFileException e) {
+      return -1;
+    }
+    BasicFileAttributes a = Files.readAttributes(aside, BasicFileAttributes.class);
+    if (!a.lastModifiedTime().toInstant().isBefore(cutoff)) {
+      // Written again since it was listed: back into place (a copy committed meanwhile is the same bytes).
+      Files.move(aside, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      return -1;
+    }
+    Files.delete(aside);
+    return a.size();
   }
 
   @Override

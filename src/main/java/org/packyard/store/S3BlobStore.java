@@ -52,6 +52,7 @@ import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.core.sync.ResponseTransformer;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
+import software.amazon.awssdk.services.s3.model.MetadataDirective;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.presigner.S3Presigner;
 
@@ -334,7 +335,9 @@ public final class S3BlobStore implements BlobStore {
   public void commit(Path temp, String sha256) throws IOException {
     check(sha256);
     long size = Files.size(temp);
-    if (!(known.containsKey(sha256) || headSize(sha256) >= 0)) {
+    // Present (as far as this process knows): copied onto itself so its LastModified is now, young
+    // for the collector. Gone meanwhile (another replica collected it): uploaded again.
+    if (!((known.containsKey(sha256) || headSize(sha256) >= 0) && refreshed(sha256))) {
       try {
         if (size > multipartThreshold) uploadParts(temp, sha256, size);
         else upload(temp, sha256, size);
@@ -345,6 +348,79 @@ public final class S3BlobStore implements BlobStore {
       known.put(sha256, size);
     }
     cache.adopt(temp, sha256, size);
+  }
+
+  /** Copies a stored object onto itself (metadata replaced, as S3 requires) to renew its LastModified; false when it is gone. */
+  private boolean refreshed(String sha256) {
+    String k = key(sha256);
+    try {
+      puts.incrementAndGet();
+      s3.copyObject(b -> b.sourceBucket(config.bucket()).sourceKey(k).destinationBucket(config.bucket()).destinationKey(k)
+          .metadataDirective(MetadataDirective.REPLACE).metadata(Map.of("sha256", sha256)));
+      reachable();
+      return true;
+    } catch (NoSuchKeyException e) {
+      reachable();
+      known.remove(sha256);
+      return false;
+    } catch (AwsServiceException e) {
+      if (e.statusCode() == 404) {
+        reachable();
+        known.remove(sha256);
+        return false;
+      }
+      return false; // e.g. too large for one copy: upload it again instead
+    } catch (SdkException e) {
+      throw failed("refreshing " + sha256, e);
+    }
+  }
+
+  @Override
+  public void list(java.util.function.Consumer<Stored> each) throws IOException {
+    String prefix = config.prefix() + "sha256/";
+    try {
+      for (var page : s3.listObjectsV2Paginator(b -> b.bucket(config.bucket()).prefix(prefix))) {
+        for (var o : page.contents()) {
+          String name = o.key().substring(o.key().lastIndexOf('/') + 1);
+          if (SHA256.matcher(name).matches()) each.accept(new Stored(name, o.size(), o.lastModified()));
+        }
+      }
+      reachable();
+    } catch (SdkException e) {
+      throw failed("listing blobs", e);
+    }
+  }
+
+  /**
+   * Reads the object's LastModified again (HEAD) and deletes it only when it is still older than
+   * {@code cutoff}; the local copy goes too. S3 has no conditional delete here, so a commit of the
+   * same blob between the HEAD and the DELETE (milliseconds) is lost: the collector's grace period
+   * is what makes that case need a snapshot published from a blob older than the grace period.
+   */
+  @Override
+  public long deleteIfOlder(String sha256, Instant cutoff) throws IOException {
+    String k = key(sha256);
+    try {
+      var head = s3.headObject(b -> b.bucket(config.bucket()).key(k));
+      if (!head.lastModified().isBefore(cutoff)) return -1;
+      s3.deleteObject(b -> b.bucket(config.bucket()).key(k));
+      reachable();
+      known.remove(sha256);
+      cache.remove(sha256);
+      return head.contentLength();
+    } catch (NoSuchKeyException e) {
+      reachable();
+      known.remove(sha256);
+      return -1;
+    } catch (AwsServiceException e) {
+      if (e.statusCode() == 404) {
+        known.remove(sha256);
+        return -1;
+      }
+      throw failed("deleting " + sha256, e);
+    } catch (SdkException e) {
+      throw failed("deleting " + sha256, e);
+    }
   }
 
   private void upload(Path temp, String sha256, long size) throws IOException {

@@ -202,6 +202,24 @@ public final class SnapshotStore implements AutoCloseable {
     return out;
   }
 
+  /** Every repository that has a directory here, whether configured now or not. */
+  public List<String> repositories() throws IOException {
+    List<String> out = new ArrayList<>();
+    try (Stream<Path> repos = Files.list(reposDir)) {
+      for (Path r : (Iterable<Path>) repos::iterator) {
+        if (Files.isDirectory(r)) out.add(r.getFileName().toString().replace('+', '/'));
+      }
+    }
+    return out;
+  }
+
+  /** The ids of the kept snapshots of {@code repository}, newest first (one may be pruned by the time it is read). */
+  public List<String> keptIds(String repository) throws IOException {
+    List<String> out = new ArrayList<>();
+    for (Path d : snapshotDirs(repository)) out.add(d.getFileName().toString());
+    return out;
+  }
+
   private synchronized Claim claim() throws IOException {
     if (claim == null) claim = Claim.take(owners);
     return claim;
@@ -258,11 +276,30 @@ public final class SnapshotStore implements AutoCloseable {
   private List<Path> snapshotDirs(String repository) throws IOException {
     Path snaps = snapshotsDir(repository);
     if (!Files.isDirectory(snaps)) return List.of();
+    List<Path> dirs;
     try (Stream<Path> s = Files.list(snaps)) {
-      return s.filter(p -> !p.getFileName().toString().startsWith("."))
+      dirs = s.filter(p -> !p.getFileName().toString().startsWith("."))
           .filter(p -> Files.isRegularFile(p.resolve("manifest.json")))
-          .sorted(Comparator.comparing((Path p) -> p.getFileName().toString()).reversed())
           .toList();
+    }
+    // Ids sort by their second, then by the repomd sha: within one second (hosted publishes) the
+    // manifest's creation time says which is newer.
+    java.util.Map<Path, java.time.Instant> created = new java.util.HashMap<>();
+    for (Path d : dirs) created.put(d, createdAt(d));
+    return dirs.stream()
+        .sorted(Comparator.comparing((Path p) -> p.getFileName().toString().substring(0, Math.min(16, p.getFileName().toString().length())))
+            .thenComparing(created::get)
+            .thenComparing(p -> p.getFileName().toString())
+            .reversed())
+        .toList();
+  }
+
+  /** The manifest's creation time; the epoch when it cannot be read (then the id's order decides). */
+  private static java.time.Instant createdAt(Path dir) {
+    try {
+      return java.time.Instant.parse(JSON.readTree(dir.resolve("manifest.json").toFile()).path("createdAt").asText());
+    } catch (IOException | RuntimeException e) {
+      return java.time.Instant.EPOCH;
     }
   }
 

@@ -63,6 +63,33 @@ class AdminCommandTest {
     }
   }
 
+  @Test
+  void gc_deletesAnOldUnreferencedBlob_keepsAYoungOne_andSaysSoInOneLine() throws Exception {
+    Path data = Files.createDirectories(tmp.resolve("data"));
+    String old, young;
+    try (org.packyard.store.FsBlobStore blobs = new org.packyard.store.FsBlobStore(data)) {
+      old = put(blobs, "left by a package deleted long ago");
+      young = put(blobs, "an upload in flight");
+      Files.setLastModifiedTime(blobs.path(old), java.nio.file.attribute.FileTime.from(java.time.Instant.now().minus(java.time.Duration.ofDays(3))));
+    }
+    CliTest.Run gc = admin("gc");
+    assertThat(gc.exit()).as(gc.err()).isZero();
+    assertThat(gc.out()).contains("blob gc: kept 1 blobs", "removed 1", "freed " + "left by a package deleted long ago".length() + " bytes");
+    try (org.packyard.store.FsBlobStore blobs = new org.packyard.store.FsBlobStore(data)) {
+      assertThat(blobs.has(old)).isFalse();
+      assertThat(blobs.has(young)).isTrue();
+    }
+  }
+
+  static String put(org.packyard.store.BlobStore blobs, String text) throws Exception {
+    byte[] bytes = text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    Path t = blobs.newTempFile();
+    Files.write(t, bytes);
+    String sha = org.packyard.rpm.Checksum.sha256Hex(bytes);
+    blobs.commit(t, sha);
+    return sha;
+  }
+
   /** Just the action of an audit entry. */
   interface AccessStoreAuditAction {
     static String of(org.packyard.access.AccessStore.AuditEntry e) {

@@ -99,6 +99,25 @@ class BlobsConfigTest {
   }
 
   @Test
+  void gcKeys_defaultsFileAndEnvironment_andBadValuesNamed() throws Exception {
+    BlobsConfig d = load("data: d\n", Map.of()).blobs();
+    assertThat(d.gcEvery()).isEqualTo(java.time.Duration.ofHours(6));
+    assertThat(d.gcGrace()).isEqualTo(java.time.Duration.ofHours(24));
+    BlobsConfig f = load("blobs: {gc_every: 30m, gc_grace: 2d}\n", Map.of()).blobs();
+    assertThat(f.isS3()).isFalse();
+    assertThat(f.gcEvery()).isEqualTo(java.time.Duration.ofMinutes(30));
+    assertThat(f.gcGrace()).isEqualTo(java.time.Duration.ofDays(2));
+    BlobsConfig e = load("blobs: s3://bucket/p/\n", Map.of("PACKYARD_BLOBS_GC_EVERY", "off", "PACKYARD_BLOBS_GC_GRACE", "48h")).blobs();
+    assertThat(e.bucket()).isEqualTo("bucket");
+    assertThat(e.gcEvery()).isZero();
+    assertThat(e.gcGrace()).isEqualTo(java.time.Duration.ofHours(48));
+    String file = tmp.resolve("packyard.yaml").toString();
+    assertThat(refusal("blobs: {gc_every: often}\n", Map.of())).startsWith(file + ": blobs.gc_every must be a duration").contains("often");
+    assertThat(refusal("blobs: {gc_grace: 1m}\n", Map.of())).startsWith(file + ": blobs.gc_grace must be at least 10m").endsWith("got: 1m");
+    assertThat(refusal("blobs: {gc_grace: off}\n", Map.of())).startsWith(file + ": blobs.gc_grace must be a duration");
+  }
+
+  @Test
   void credentialsInTheUrl_areRefusedWithoutRepeatingThem() {
     String secret = "wJalrXUtnFEMI-K7MDENG-bPxRfiCYEXAMPLEKEY";
     String m = refusal("blobs: s3://AKIDEXAMPLE:" + secret + "@bucket/p/\n", Map.of());

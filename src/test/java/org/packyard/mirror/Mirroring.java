@@ -202,6 +202,16 @@ final class Mirroring implements AutoCloseable {
     }
 
     @Override
+    public void list(java.util.function.Consumer<Stored> each) throws IOException {
+      inner.list(each);
+    }
+
+    @Override
+    public long deleteIfOlder(String sha256, java.time.Instant cutoff) throws IOException {
+      return inner.deleteIfOlder(sha256, cutoff);
+    }
+
+    @Override
     public void cleanTemp() throws IOException {
       inner.cleanTemp();
     }

@@ -168,4 +168,56 @@ abstract class BlobStoreContract {
     assertThatThrownBy(() -> s.path("../../etc/passwd")).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> s.fetch("ABC")).isInstanceOf(IllegalArgumentException.class);
   }
+
+  static java.util.Map<String, BlobStore.Stored> listed(BlobStore s) throws Exception {
+    java.util.Map<String, BlobStore.Stored> out = new java.util.HashMap<>();
+    s.list(b -> out.put(b.sha256(), b));
+    return out;
+  }
+
+  @Test
+  void list_showsEveryStoredBlob_withItsSizeAndWriteTime() throws Exception {
+    BlobStore s = open();
+    java.time.Instant before = java.time.Instant.now().minusSeconds(5);
+    String a = put(s, random(1000, 11));
+    String b = put(s, random(2000, 12));
+    java.time.Instant after = java.time.Instant.now().plusSeconds(5);
+    var all = listed(reopen());
+    assertThat(all).containsOnlyKeys(a, b);
+    assertThat(all.get(a).size()).isEqualTo(1000);
+    assertThat(all.get(b).size()).isEqualTo(2000);
+    assertThat(all.get(a).modified()).isBetween(before, after);
+  }
+
+  @Test
+  void deleteIfOlder_keepsABlobWrittenAtOrAfterTheCutoff_deletesAnOlderOne() throws Exception {
+    BlobStore s = open();
+    byte[] bytes = random(3000, 13);
+    String a = put(s, bytes);
+    java.time.Instant written = listed(s).get(a).modified();
+    assertThat(s.deleteIfOlder(a, written)).isEqualTo(-1);
+    assertThat(reopen().has(a)).isTrue();
+
+    assertThat(s.deleteIfOlder(a, written.plusSeconds(3600))).isEqualTo(3000);
+    assertThat(s.has(a)).isFalse();
+    assertThat(listed(s)).doesNotContainKey(a);
+    BlobStore other = reopen();
+    assertThat(other.has(a)).isFalse();
+    assertThatThrownBy(() -> await(s.fetch(a))).hasCauseInstanceOf(NoSuchFileException.class);
+    assertThat(s.deleteIfOlder(a, written.plusSeconds(3600))).as("already gone").isEqualTo(-1);
+  }
+
+  @Test
+  void commit_afterAnotherProcessDeletedTheBlob_storesItAgain() throws Exception {
+    BlobStore s = open();
+    byte[] bytes = random(4000, 14);
+    String a = put(s, bytes);
+    assertThat(s.has(a)).isTrue(); // this process now knows it is stored
+    BlobStore collector = reopen();
+    assertThat(collector.deleteIfOlder(a, java.time.Instant.now().plusSeconds(3600))).isEqualTo(4000);
+    put(s, bytes);
+    BlobStore fresh = reopen();
+    assertThat(fresh.has(a)).isTrue();
+    assertThat(Files.readAllBytes(await(fresh.fetch(a)))).isEqualTo(bytes);
+  }
 }

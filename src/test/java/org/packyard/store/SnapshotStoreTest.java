@@ -60,4 +60,22 @@ class SnapshotStoreTest {
     assertThat(Files.list(tmp.resolve("repos/r+x")).map(p -> p.getFileName().toString()))
         .containsExactlyInAnyOrder("current", "snapshots");
   }
+
+  @Test
+  void publish_severalInOneSecond_keepsTheNewestByCreationTime() throws Exception {
+    StepClock clock = new StepClock();
+    SnapshotStore s = new SnapshotStore(tmp, 2, clock);
+    List<String> ids = new java.util.ArrayList<>();
+    // Same second: the ids sort by repomd sha, here against the order of publication.
+    for (String hex : List.of("f", "8", "0")) {
+      String sha = hex.repeat(64);
+      Instant created = clock.now.plusMillis(ids.size() * 10L);
+      Manifest m = new Manifest(Manifest.FORMAT, "r/x", s.newId(sha), created.toString(), null, "1", 0,
+          List.of(new Manifest.FileRef("repomd", "repodata/repomd.xml", sha, 1)));
+      ids.add(s.publish(s.stage("r/x"), m).id());
+    }
+    assertThat(s.current("r/x").orElseThrow().id()).isEqualTo(ids.get(2));
+    assertThat(s.keptIds("r/x")).containsExactly(ids.get(2), ids.get(1));
+    assertThat(s.list("r/x")).extracting(Manifest::id).containsExactly(ids.get(2), ids.get(1));
+  }
 }
