@@ -272,7 +272,7 @@ final class HostedPublisher {
 
   private String store(byte[] bytes) throws IOException {
     String sha = Checksum.sha256Hex(bytes);
-    if (engine.blobs().has(sha)) return sha;
+    if (engine.blobs().reuse(sha)) return sha;
     Path tmp = engine.blobs().newTempFile();
     Files.write(tmp, bytes);
     fsync(tmp);

@@ -395,7 +395,7 @@ public final class Downloader implements AutoCloseable {
 
   private String stored(FetchItem item) throws java.io.IOException {
     Optional<String> sha = blobs.find(item.checksum());
-    return sha.orElse(null);
+    return sha.isPresent() && blobs.reuse(sha.get()) ? sha.get() : null; // reused: young again for the collector
   }
 
   /**

@@ -480,7 +480,7 @@ public final class Syncer implements AutoCloseable {
   }
 
   private void storeBytes(byte[] bytes, String sha) throws IOException {
-    if (blobs.has(sha)) return;
+    if (blobs.reuse(sha)) return;
     Path tmp = blobs.newTempFile();
     Files.write(tmp, bytes);
     blobs.commit(tmp, sha);

@@ -42,6 +42,15 @@ public interface BlobStore extends AutoCloseable {
    */
   void commit(Path temp, String sha256) throws IOException;
 
+  /**
+   * Whether blob {@code sha256} is stored, for a caller about to name it in a snapshot without
+   * writing it again (a sync finding a package it already has, a publish reusing metadata): a
+   * present blob is marked as written now, as {@link #commit} does, so that {@link BlobCollector}'s
+   * grace period protects it until that snapshot is published. False when it is not stored (or is
+   * being collected this moment): then the caller stores it. Blocking.
+   */
+  boolean reuse(String sha256) throws IOException;
+
   /** One stored blob: its key, size and when it was last written. */
   record Stored(String sha256, long size, Instant modified) {}
 

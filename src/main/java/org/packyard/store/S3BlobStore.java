@@ -98,6 +98,8 @@ public final class S3BlobStore implements BlobStore {
   private final Map<String, CompletableFuture<Path>> flights = new ConcurrentHashMap<>();
   /** Blobs known to be in the bucket (committed or seen by HEAD), with their sizes: saves HEADs. */
   private final Map<String, Long> known = new ConcurrentHashMap<>();
+  /** When this process last made each blob young (stored it, or copied it onto itself): see {@link #reuse}. */
+  private final Map<String, Instant> renewed = new ConcurrentHashMap<>();
   private final Map<String, String> aliases = new ConcurrentHashMap<>();
   private final AtomicLong gets = new AtomicLong();
   private final AtomicLong puts = new AtomicLong();
@@ -347,7 +349,22 @@ public final class S3BlobStore implements BlobStore {
       }
       known.put(sha256, size);
     }
+    renewed.put(sha256, clock.instant());
     cache.adopt(temp, sha256, size);
+  }
+
+  @Override
+  public boolean reuse(String sha256) {
+    check(sha256);
+    Instant now = clock.instant();
+    Instant last = renewed.get(sha256);
+    // Renewed by this process within a quarter of the grace period: still young for any replica's
+    // collector for three quarters of it, the time the caller has to publish. Spares one copy per
+    // blob per sync of a large mirror.
+    if (last != null && known.containsKey(sha256) && last.isAfter(now.minus(config.gcGrace().dividedBy(4)))) return true;
+    if (!((known.containsKey(sha256) || headSize(sha256) >= 0) && refreshed(sha256))) return false;
+    renewed.put(sha256, now);
+    return true;
   }
 
   /** Copies a stored object onto itself (metadata replaced, as S3 requires) to renew its LastModified; false when it is gone. */

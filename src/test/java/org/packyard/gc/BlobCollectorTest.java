@@ -52,6 +52,8 @@ import org.packyard.testkit.TestServer;
 class BlobCollectorTest {
   static final String HOSTED = "team/gc";
   static final String MIRROR = "mirror/sample";
+  /** A mirror whose upstream has nothing until a test puts a package there. */
+  static final String LATE = "mirror/late";
   static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   @TempDir Path tmp;
@@ -59,6 +61,7 @@ class BlobCollectorTest {
   Services services;
   String editor;
   List<Path> rpms;
+  Path late;
 
   @BeforeEach
   void start() throws Exception {
@@ -68,9 +71,11 @@ class BlobCollectorTest {
       rpms = s.filter(p -> p.toString().endsWith(".rpm")).sorted().toList();
     }
     Path upstream = SampleRepo.copyTo(tmp.resolve("upstream"));
+    late = Files.createDirectories(tmp.resolve("late"));
     server = TestServer.start(tmp.resolve("data"), List.of(
         RepositoryConfig.hosted(HOSTED, null, Access.PUBLIC).withHosting(new Hosting(2, Hosting.DEFAULT_MAX_UPLOAD)),
-        new RepositoryConfig(MIRROR, upstream.toUri(), Policy.IMMEDIATE, "sample", Channel.RELEASE, null, Access.PUBLIC)));
+        new RepositoryConfig(MIRROR, upstream.toUri(), Policy.IMMEDIATE, "sample", Channel.RELEASE, null, Access.PUBLIC),
+        new RepositoryConfig(LATE, late.toUri(), Policy.IMMEDIATE, "late", Channel.RELEASE, null, Access.PUBLIC)));
     services = server.server.services();
     server.sync(MIRROR);
     AccessControl ac = services.access;
@@ -232,6 +237,37 @@ class BlobCollectorTest {
   }
 
   @Test
+  void collect_whileASyncReusesAnUnreferencedOldBlob_keepsIt() throws Exception {
+    org.packyard.testkit.Tools.require("createrepo_c", "createrepo-c");
+    List<String> abc = uploadDeletePublish();
+    ageEveryBlob();
+    String a = abc.get(0);
+    // The sweep is about to delete A's blob (not marked, old): just then a mirror whose upstream
+    // now carries A syncs; it finds the blob stored and does not download it again.
+    BlobStore racing = new Racing(services.blobs, a, () -> {
+      try {
+        Path pkgs = Files.createDirectories(late.resolve("Packages"));
+        Files.copy(rpms.get(0), pkgs.resolve(rpms.get(0).getFileName()));
+        org.packyard.testkit.Exec.ok(late, 120, "createrepo_c", "--no-database", ".");
+        assertThat(server.sync(LATE).outcome()).isEqualTo(org.packyard.mirror.SyncResult.Outcome.PUBLISHED);
+      } catch (Exception e) {
+        throw new AssertionError(e);
+      }
+    });
+    BlobCollector gc = new BlobCollector(racing, services.snapshots, services.state, "test", Duration.ofHours(1), Clock.systemUTC());
+
+    BlobCollector.Result r = gc.collect();
+
+    assertThat(r.ran()).as(r.line()).isTrue();
+    assertThat(packages(services.snapshots.current(LATE).orElseThrow().indexDir())).containsExactly(a);
+    assertThat(services.blobs.has(a)).as("A's blob, named by the snapshot the sync published during the sweep").isTrue();
+    HttpResponse<byte[]> got = HTTP.send(HttpRequest.newBuilder(URI.create(server.base() + "/repos/" + LATE + "/Packages/"
+        + rpms.get(0).getFileName())).build(), HttpResponse.BodyHandlers.ofByteArray());
+    assertThat(got.statusCode()).isEqualTo(200);
+    assertThat(got.body()).isEqualTo(Files.readAllBytes(rpms.get(0)));
+  }
+
+  @Test
   void collect_whileAnotherProcessHoldsTheLease_deletesNothing() throws Exception {
     List<String> abc = uploadDeletePublish();
     ageEveryBlob();
@@ -277,6 +313,11 @@ class BlobCollectorTest {
     @Override
     public boolean has(String sha) {
       return inner.has(sha);
+    }
+
+    @Override
+    public boolean reuse(String sha) throws IOException {
+      return inner.reuse(sha);
     }
 
     @Override

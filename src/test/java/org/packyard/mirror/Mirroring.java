@@ -153,6 +153,11 @@ final class Mirroring implements AutoCloseable {
     }
 
     @Override
+    public boolean reuse(String sha256) throws IOException {
+      return inner.reuse(sha256);
+    }
+
+    @Override
     public Path path(String sha256) {
       return inner.path(sha256);
     }
