@@ -151,7 +151,9 @@ public final class HostedRepositories implements AutoCloseable {
     return engine.blocking(() -> {
       Published s = engine.snapshots().snapshot(source.name(), snapshotId)
           .orElseThrow(() -> HttpError.notFound(source.name() + " keeps no snapshot " + snapshotId));
-      return SnapshotLoader.load(s, engine.blobs()).packages();
+      PackageSet set = SnapshotLoader.load(s, engine.blobs()).packages();
+      checkSigned(target, set);
+      return set;
     }).compose(set -> p.replace(set, (id, n) -> {
       AccessStore.BatchResult r = audit.ownerAudit(caller, List.of(source.name(), target.name()), "snapshot.promote", target.name(),
           "from=" + from + " snapshot=" + id + " packages=" + n);
@@ -165,6 +167,21 @@ public final class HostedRepositories implements AutoCloseable {
       return recorded(o, () -> log.promoted(source.name(), snapshotId, target.name(), o.body().getString("snapshot"),
           o.body().getInteger("packages")));
     });
+  }
+
+  /** Refuses (409) a set with a package not signed by one of {@code target}'s {@code package_keys}: a promote keeps its rules. Blocking. */
+  private void checkSigned(RepositoryConfig target, PackageSet set) throws IOException {
+    PackageSignatures keys = packageKeys.get(target.name());
+    if (keys == null) return;
+    for (HostedPackage p : set.packages()) {
+      Path f = engine.blobs().local(p.sha256());
+      if (f == null) f = engine.blobs().fetch(p.sha256()).toCompletionStage().toCompletableFuture().join();
+      PackageSignatures.Verdict v = keys.check(f);
+      if (!v.verified()) {
+        throw new HttpError(409, p.nevra() + " is not signed by a key in " + target.name() + "'s package_keys: " + v.reason()
+            + "; nothing was promoted");
+      }
+    }
   }
 
   /** {@code o} once {@code record} ran on a worker (a failure to record is logged there, never the answer's). */
