@@ -16,6 +16,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.packyard.access.AccessStore;
 import org.packyard.catalog.Catalog;
@@ -60,6 +61,9 @@ public final class HostedRepositories implements AutoCloseable {
   private final Engine engine;
   private final ChangeLog log;
   private final AccessStore audit;
+  /** Promotes running at once (each holds a whole package set in memory), beyond which one is refused with 503. */
+  static final int MAX_PROMOTES = 2;
+  private final AtomicInteger promotes = new AtomicInteger();
   private final Map<String, HostedPublisher> publishers = new HashMap<>();
   private final Map<String, PackageSignatures> packageKeys = new HashMap<>();
   private final PackageXmlWriter xml = new PackageXmlWriter();
@@ -148,6 +152,10 @@ public final class HostedRepositories implements AutoCloseable {
     }
     HostedPublisher p = publisher(target);
     String from = source.name() + "@" + snapshotId;
+    if (promotes.incrementAndGet() > MAX_PROMOTES) {
+      promotes.decrementAndGet();
+      return Future.failedFuture(HttpError.busy(MAX_PROMOTES + " promotes are running; retry"));
+    }
     return engine.blocking(() -> {
       Published s = engine.snapshots().snapshot(source.name(), snapshotId)
           .orElseThrow(() -> HttpError.notFound(source.name() + " keeps no snapshot " + snapshotId));
@@ -166,7 +174,7 @@ public final class HostedRepositories implements AutoCloseable {
       o.body().put("from", new JsonObject().put("repository", source.name()).put("snapshot", snapshotId));
       return recorded(o, () -> log.promoted(source.name(), snapshotId, target.name(), o.body().getString("snapshot"),
           o.body().getInteger("packages")));
-    });
+    }).onComplete(ar -> promotes.decrementAndGet());
   }
 
   /** Refuses (409) a set with a package not signed by one of {@code target}'s {@code package_keys}: a promote keeps its rules. Blocking. */

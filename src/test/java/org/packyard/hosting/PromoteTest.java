@@ -55,6 +55,7 @@ class PromoteTest {
         RepositoryConfig.hosted("prod/apps", null, Access.PUBLIC),
         RepositoryConfig.hosted("prod/other", null, Access.PUBLIC),
         RepositoryConfig.hosted("stage/secret", null, Access.PRIVATE),
+        RepositoryConfig.hosted("stage/roll", null, Access.PUBLIC),
         new RepositoryConfig("prod/mirror", URI.create("http://127.0.0.1:9/"), Policy.IMMEDIATE, null, Channel.RELEASE, null,
             Access.PUBLIC)));
     AccessControl ac = server.server.services().access;
@@ -201,6 +202,17 @@ class PromoteTest {
     // An upload after the promote lands on top of the promoted set.
     uploaded("prod/apps", c);
     assertThat(dnfNames("prod/apps")).containsExactlyInAnyOrder("pky-pa-1", "pky-pb-1", "pky-pc-1");
+  }
+
+  @Test
+  void promote_ownOlderSnapshotIntoItself_rollsBack() throws Exception {
+    String first = uploaded("stage/roll", Rpms.tiny(tmp.resolve("o1"), "pky-old", "1", 1_700_000_000L));
+    uploaded("stage/roll", Rpms.tiny(tmp.resolve("o2"), "pky-new", "1", 1_700_000_000L));
+    HttpResponse<String> r = promote("stage/roll", first, "{\"to\": \"stage/roll\"}", olga);
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
+    assertThat(new JsonObject(r.body()).getString("snapshot")).isNotEqualTo(first).isEqualTo(served("stage/roll"));
+    assertThat(HostingTest.locations(HostingTest.metadata(server.base() + "/repos/stage/roll/").get("primary")))
+        .containsExactly("Packages/p/pky-old-1-1.noarch.rpm");
   }
 
   @Test
