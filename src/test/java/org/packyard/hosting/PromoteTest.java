@@ -340,6 +340,52 @@ class PromoteTest {
   }
 
   @Test
+  void webhooks_getTheHostedEventsTheyAskFor() throws Exception {
+    io.vertx.core.Vertx vertx = io.vertx.core.Vertx.vertx();
+    java.util.concurrent.ConcurrentLinkedQueue<JsonObject> got = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    try {
+      io.vertx.core.http.HttpServer hook = vertx.createHttpServer().requestHandler(req -> req.body().onSuccess(body -> {
+        JsonObject e = new JsonObject(body.toString());
+        if (e.getString("type").equals(req.getHeader("X-Packyard-Event")) && req.getHeader("X-Packyard-Signature") != null) got.add(e);
+        req.response().setStatusCode(204).end();
+      })).listen(0, "127.0.0.1").await(30, java.util.concurrent.TimeUnit.SECONDS);
+      URI url = URI.create("http://127.0.0.1:" + hook.actualPort() + "/hook");
+      var cfg = new org.packyard.config.PackyardConfig(new org.packyard.config.PackyardConfig.Listen("127.0.0.1", 0), tmp.resolve("hooked"),
+          List.of(RepositoryConfig.hosted("w/a", null, Access.PUBLIC), RepositoryConfig.hosted("w/b", null, Access.PUBLIC)), null,
+          new org.packyard.config.ObserveConfig("text", List.of(new org.packyard.config.ObserveConfig.Webhook(url, "s3cret",
+              Set.of("package.uploaded", "package.deleted", "snapshot.promoted")))));
+      try (TestServer s = TestServer.start(cfg, java.time.Clock.systemUTC())) {
+        AccessStore st = s.server.services().access.store();
+        st.addUser("test", "wes");
+        st.bind("test", Principal.user("wes"), Role.OWNER, List.of("w/"));
+        String wes = st.createToken("test", "wes", "ci", null).secret();
+        s.server.services().access.reload();
+        Path p = Rpms.tiny(tmp.resolve("w1"), "pky-hooked", "1", 1_700_000_000L);
+        HttpRequest.Builder up = HttpRequest.newBuilder(URI.create(s.base() + "/api/v1/repositories/w/a/packages/" + p.getFileName()))
+            .header("Authorization", "Bearer " + wes).PUT(HttpRequest.BodyPublishers.ofFile(p));
+        assertThat(HTTP.send(up.build(), HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(201);
+        assertThat(HTTP.send(HttpRequest.newBuilder(URI.create(s.base() + "/api/v1/repositories/w/a/packages/" + p.getFileName()))
+            .header("Authorization", "Bearer " + wes).DELETE().build(), HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+        HttpResponse<String> again = HTTP.send(up.build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(again.statusCode()).isEqualTo(201);
+        HttpResponse<String> pr = HTTP.send(HttpRequest.newBuilder(URI.create(s.base() + "/api/v1/repositories/w/a/snapshots/"
+                + new JsonObject(again.body()).getString("snapshot") + ":promote")).header("Authorization", "Bearer " + wes)
+            .POST(HttpRequest.BodyPublishers.ofString("{\"to\": \"w/b\"}")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(pr.statusCode()).as(pr.body()).isEqualTo(201);
+        long end = System.nanoTime() + Duration.ofMinutes(1).toNanos(); // only against a hang
+        while (got.size() < 4 && System.nanoTime() < end) Thread.sleep(10);
+        assertThat(got.stream().map(e -> e.getString("type") + " " + e.getString("repository")).sorted().toList())
+            .containsExactly("package.deleted w/a", "package.uploaded w/a", "package.uploaded w/a", "snapshot.promoted w/b");
+        assertThat(got).allSatisfy(e -> {
+          if (e.getString("type").startsWith("package.")) assertThat(e.getJsonObject("package").getString("nevra")).isEqualTo("pky-hooked-1-1.noarch");
+        });
+      }
+    } finally {
+      vertx.close().await(10, java.util.concurrent.TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
   void feed_privateRepositoriesPackageEvents_onlyForThoseWhoMayRead() throws Exception {
     uploaded("stage/secret", Rpms.tiny(tmp.resolve("v1"), "pky-hushed", "1", 1_700_000_000L));
     for (String token : new String[] {null, victor}) {
