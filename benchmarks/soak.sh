@@ -5,13 +5,15 @@
 #
 # The server serves a 75,000-package synthetic branch (metadata only), 176 real packages (stored)
 # and a 2,000-package repository whose upstream changes every 5 minutes (sync_every: 5m, so a sync
-# publishes a new snapshot every 5 minutes). First the capacity is measured: `packyard bench`'s
+# publishes a new snapshot every 5 minutes), and a hosted repository `team` that receives one
+# uploaded RPM every 10 s (PUT with a bearer token, answered once published). First the capacity is measured: `packyard bench`'s
 # mix scenario (dnf sessions with checksums verified on the real packages, mdapi and search
 # clients on the branch) in the closed model for 60 s. Then the soak runs the same mix in the open
 # model at --load times that capacity for --minutes, with a /readyz probe every second on
 # probes_listen, and samples the server every 10 s: RSS (and its anonymous part), threads, open
-# files; the GC log gives the
-# heap after each collection and every pause (safepoint). The GC log is switched on through
+# files (and how many of them are sockets: connections come and go with the open model); the GC
+# log gives the heap after each collection and every pause (safepoint). "Flat" is judged on
+# 5-minute medians over the last 30 minutes (the raw range is printed beside it). The GC log is switched on through
 # JAVA_TOOL_OPTIONS, which adds to the launcher's options and changes none of them.
 #
 # Goals: 0 errors, 0 wrong bytes; p99 <= 10 ms and max <= 100 ms; probe p99 <= 10 ms; RSS, heap
@@ -44,6 +46,12 @@ served_data # sets repo (75,000 synthetic packages) and real (176 real packages)
 for s in 1 2; do
   [ -f "$work/churn-$s/repodata/repomd.xml" ] || "$root/packyard" synth "$work/churn-$s" --packages 2000 --payload-size 2048 --seed "$s" >&2
 done
+# The uploads: one real RPM every 10 s, more than the soak needs.
+uploads=$(( minutes * 6 + 60 ))
+if [ "$(find "$work/upload-rpms" -name '*.rpm' 2>/dev/null | wc -l)" -lt "$uploads" ]; then
+  rm -rf "$work/upload-rpms"
+  "$root/packyard" synth "$work/upload-rpms" --packages "$uploads" --rpms --seed 7 >&2
+fi
 ln -sfn "$work/churn-1" "$work/churn"
 cat > "$work/packyard.yaml" <<EOF
 data: $work/data
@@ -54,10 +62,16 @@ $(served_repositories)
     upstream: file://$work/churn/
     policy: immediate
     sync_every: 5m
+  - name: team
+    policy: hosted
 EOF
 rm -rf "$work/data"
 log "first sync"
 env -u PACKYARD_JAVA_OPTS "$root/packyard" sync --config "$work/packyard.yaml" >/dev/null 2>"$work/sync.log"
+"$root/packyard" admin --config "$work/packyard.yaml" user add ci >/dev/null
+"$root/packyard" admin --config "$work/packyard.yaml" bind user:ci editor team >/dev/null
+token=$("$root/packyard" admin --config "$work/packyard.yaml" token create ci | grep -o 'pky_[A-Za-z0-9_-]*' | head -1)
+[ -n "$token" ] || { echo "could not create the upload token" >&2; exit 1; }
 
 # ---------------------------------------------------------------- serve, on the shipped defaults
 rm -f "$work/gc.log"
@@ -84,7 +98,7 @@ rate=$(awk -v c="$cap_rps" -v l="$load" 'BEGIN{printf "%d", c*l}')
 log "capacity $cap_rps starts/s (dnf share $dnf_share); soak at $rate/s for $minutes min"
 
 # ---------------------------------------------------------------- the soak
-: > "$work/probes.tsv"; : > "$work/samples.tsv"
+: > "$work/probes.tsv"; : > "$work/samples.tsv"; : > "$work/uploads.tsv"
 probe_loop() {
   while kill -0 "$pid" 2>/dev/null; do
     curl -s -o /dev/null -w '%{http_code} %{time_total}\n' "http://127.0.0.1:$probe_port/readyz" >> "$work/probes.tsv" || echo "000 0" >> "$work/probes.tsv"
@@ -94,8 +108,9 @@ probe_loop() {
 sample_loop() {
   local t0; t0=$(date +%s)
   while kill -0 "$pid" 2>/dev/null; do
-    printf '%s\t%s\t%s\t%s\t%s\n' "$(( $(date +%s) - t0 ))" "$(awk '/VmRSS/ {print int($2/1024)}' /proc/$pid/status)" \
-      "$(awk '/Threads/ {print $2}' /proc/$pid/status)" "$(ls /proc/$pid/fd | wc -l)" "$(awk '/RssAnon/ {print int($2/1024)}' /proc/$pid/status)" >> "$work/samples.tsv"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(( $(date +%s) - t0 ))" "$(awk '/VmRSS/ {print int($2/1024)}' /proc/$pid/status)" \
+      "$(awk '/Threads/ {print $2}' /proc/$pid/status)" "$(ls /proc/$pid/fd | wc -l)" "$(awk '/RssAnon/ {print int($2/1024)}' /proc/$pid/status)" \
+      "$(find /proc/$pid/fd -lname 'socket:*' 2>/dev/null | wc -l)" >> "$work/samples.tsv"
     sleep 10
   done
 }
@@ -106,29 +121,51 @@ flip_loop() {
     sleep 300; s=$((3 - s)); ln -sfn "$work/churn-$s" "$work/churn.tmp" && mv -T "$work/churn.tmp" "$work/churn"
   done
 }
+# one upload every 10 s (from the intended start: a slow answer does not shift the next one)
+upload_loop() {
+  local t0 i=0 f; t0=$(date +%s)
+  while read -r f; do
+    [ -e "$work/soak.done" ] && break
+    sleep "$(awk -v t0="$t0" -v i="$i" -v now="$(date +%s.%N)" 'BEGIN{d=t0+10*i-now; print (d>0?d:0)}')"
+    curl -s -o /dev/null -w '%{http_code} %{time_total}\n' -T "$f" -H "Authorization: Bearer $token" \
+      "http://127.0.0.1:$port/api/v1/repositories/team/packages/$(basename "$f")" >> "$work/uploads.tsv" || echo "000 0" >> "$work/uploads.tsv"
+    i=$((i + 1))
+  done < <(find "$work/upload-rpms" -name '*.rpm' | sort)
+}
+rm -f "$work/soak.done"
 probe_loop & p1=$!; sample_loop & p2=$!; flip_loop & p3=$!
-pids+=("$p1" "$p2" "$p3")
+(sleep 30; upload_loop) & p4=$! # after the bench's warm-up
+pids+=("$p1" "$p2" "$p3" "$p4")
 gc_start=$(wc -l < "$work/gc.log")
 "$root/packyard" bench "${mix[@]}" -c 256 --rate "$rate/s" --dnf-share "$dnf_share" -d "${minutes}m" --warmup 30s \
   --timeout 30s --server-pid "$pid" --json "$out/soak.json" --html "$out/soak.html" > "$work/soak.txt" || true
+touch "$work/soak.done"; wait "$p4" || true # the upload in flight finishes
 kill "$p1" "$p2" "$p3" 2>/dev/null || true
 published=$(grep -c 'churn: published' "$work/serve.log" || true)
 failed=$(grep -c 'churn.*fail' "$work/serve.log" || true)
 cp "$work/samples.tsv" "$out/samples.tsv"
 tail -n +"$gc_start" "$work/gc.log" > "$work/gc-soak.log"
 
-python3 - "$out/soak.json" "$work/probes.tsv" "$work/samples.tsv" "$work/gc-soak.log" "$minutes" > "$out/soak.md" <<PY
+python3 - "$out/soak.json" "$work/probes.tsv" "$work/samples.tsv" "$work/gc-soak.log" "$minutes" "$work/uploads.tsv" > "$out/soak.md" <<PY
 import json, re, sys
 r = json.load(open(sys.argv[1])); minutes = float(sys.argv[5])
 probes = [l.split() for l in open(sys.argv[2]) if l.strip()]
 pl = sorted(float(t) * 1000 for c, t in probes); pbad = sum(1 for c, t in probes if c != "200")
 def pct(a, q): return a[min(len(a) - 1, int(q * len(a)))] if a else float("nan")
-samples = [list(map(int, l.split())) for l in open(sys.argv[3]) if l.strip()]
+samples = [list(map(int, l.split())) for l in open(sys.argv[3]) if len(l.split()) >= 6]  # a sample cut by the end of the run is dropped
 half = [s for s in samples if s[0] >= (minutes * 60) / 2]
+def spread(v): return (max(v) - min(v)) / max(1, min(v)) * 100
+def medians(pairs, start, width=300):
+    # the median of each 5-minute window from start: the level, not the sample-to-sample noise
+    win = {}
+    for t, v in pairs:
+        if t >= start: win.setdefault(int((t - start) // width), []).append(v)
+    return [sorted(v)[len(v) // 2] for k, v in sorted(win.items())]
 def drift(col):
     v = [s[col] for s in half]
     if not v: return "n/a"
-    return f"{min(v)}-{max(v)} ({(max(v) - min(v)) / max(1, min(v)) * 100:.1f} %)"
+    m = medians([(s[0], s[col]) for s in half], (minutes * 60) / 2)
+    return f"5-min medians {min(m)}-{max(m)} ({spread(m):.1f} %); raw {min(v)}-{max(v)}"
 heap, pauses = [], []
 for l in open(sys.argv[4]):
     m = re.search(r"\[(\d+\.\d+)s\].*?(\d+)M\(\d+%\)->(\d+)M|\[(\d+\.\d+)s\].*?Pause.*?(\d+)M->(\d+)M", l)
@@ -137,9 +174,13 @@ for l in open(sys.argv[4]):
     m = re.search(r"Safepoint \"([^\"]+)\".*Total: (\d+) ns", l)
     if m: pauses.append((int(m.group(2)) / 1e6, m.group(1)))
 if heap:
-    t_end = heap[-1][0]; late = [a for t, a in heap if t >= t_end - minutes * 30]
-    heap_s = f"{min(late)}-{max(late)} MB ({(max(late) - min(late)) / max(1, min(late)) * 100:.1f} %)" if late else "n/a"
+    t_end = heap[-1][0]; late = [(t, a) for t, a in heap if t >= t_end - minutes * 30]
+    m = medians(late, t_end - minutes * 30)
+    heap_s = (f"5-min medians {min(m)}-{max(m)} MB ({spread(m):.1f} %); raw {min(a for t, a in late)}-{max(a for t, a in late)} MB"
+              if late else "n/a")
 else: heap_s = "n/a"
+ups = [l.split() for l in open(sys.argv[6]) if l.strip()]
+ul = sorted(float(t) * 1000 for c, t in ups); ubad = [c for c, t in ups if c not in ("201", "200")]
 pauses.sort(reverse=True)
 lat = r["latency_ms"]["corrected_body"] or r["latency_ms"]["body"]
 print(f"#### Soak, {minutes:.0f} minutes ({r['started_at']})")
@@ -148,7 +189,7 @@ print(f"Machine: $machine_line; load average at the end {open('/proc/loadavg').r
 print(f"Server: \`./packyard serve\` with PACKYARD_JAVA_OPTS unset (the shipped defaults); GC and safepoint log through JAVA_TOOL_OPTIONS.")
 print(f"Load: \`packyard bench -s mix\` (dnf sessions with checksums verified, mdapi and search clients), open model at {r['config']['rate']:.0f} starts/s = $load x the capacity measured just before ($cap_rps/s, closed model); dnf share {r['config']['dnf_share']}.")
 print(f"Besides: a /readyz probe every second on probes_listen; the churn repository's upstream changed every 5 minutes and its sync_every: 5m published it ($published publishes, $failed failed syncs in the log).")
-print(f"Uploads: not part of this run (the script has no upload step yet).")
+print(f"Uploads: one real RPM every 10 s into the hosted repository team ({len(ups)} uploads, {len(ubad)} not 201/200{': ' + ', '.join(sorted(set(ubad))) if ubad else ''}); each answered once published: p50 / p95 / max {pct(ul, .5):.0f} / {pct(ul, .95):.0f} / {ul[-1] if ul else float('nan'):.0f} ms.")
 print()
 print("| measure | value | goal |")
 print("| --- | --- | --- |")
@@ -159,6 +200,10 @@ print(f"| probe p50 / p99 / max, ms ({len(pl)} probes, {pbad} not 200) | {pct(pl
 print(f"| RSS over the second half, MB | {drift(1)} | within 5 % |")
 print(f"| threads over the second half | {drift(2)} | within 5 % |")
 print(f"| open files over the second half | {drift(3)} | within 5 % |")
+if half and len(half[0]) > 5:
+    files = [(s[0], s[3] - s[5]) for s in half]
+    m = medians(files, (minutes * 60) / 2)
+    print(f"| of them, not sockets (files, pipes, event fds) | 5-min medians {min(m)}-{max(m)} ({spread(m):.1f} %); raw {min(v for t, v in files)}-{max(v for t, v in files)} | |")
 if half and len(half[0]) > 4: print(f"| of the RSS, anonymous memory (the rest: mapped index files) over the second half, MB | {drift(4)} | |")
 print(f"| heap after GC over the second half | {heap_s} | within 5 % |")
 print(f"| longest pauses (safepoints), ms | {', '.join(f'{p:.2f} ({n})' for p, n in pauses[:3]) or 'n/a'} | none over 10 |")

@@ -54,7 +54,87 @@
     window.addEventListener("pagehide", function () { source.close(); });
   }
 
+  // The upload form of a hosted repository: each file PUT as it is (the browser streams it from
+  // disk), three at a time, with its own progress bar and the server's answer.
+  function uploader(box) {
+    var action = box.getAttribute("data-action"), csrf = box.getAttribute("data-csrf");
+    var input = document.getElementById("upload-files"), zone = document.getElementById("dropzone");
+    var results = document.getElementById("upload-results"), done = document.getElementById("upload-done");
+    var queue = [], running = 0, published = 0;
+    box.hidden = false;
+
+    function line(file) {
+      var li = document.createElement("li"), name = document.createElement("code");
+      var bar = document.createElement("progress"), text = document.createElement("span");
+      name.textContent = file.name;
+      bar.max = file.size || 1;
+      bar.value = 0;
+      bar.setAttribute("aria-label", "Upload of " + file.name);
+      text.className = "outcome";
+      text.textContent = "waiting";
+      li.append(name, " ", bar, " ", text);
+      results.appendChild(li);
+      return { li: li, bar: bar, text: text };
+    }
+
+    function answer(xhr) {
+      var body = null;
+      try { body = JSON.parse(xhr.responseText); } catch (e) { body = null; }
+      if (xhr.status === 201) return ["published", "published as " + (body && body.location) + " (snapshot " + (body && body.snapshot) + ")"];
+      if (xhr.status === 200) return ["unchanged", "already there (the same bytes)"];
+      var reason = body && body.error && body.error.message ? body.error.message : "HTTP " + xhr.status;
+      if (xhr.status === 0) reason = "the connection failed";
+      return ["failed", "failed (" + xhr.status + "): " + reason];
+    }
+
+    function next() {
+      while (running < 3 && queue.length > 0) start(queue.shift());
+      if (running === 0 && queue.length === 0 && published > 0) done.hidden = false;
+    }
+
+    function start(job) {
+      running++;
+      job.ui.text.textContent = "uploading";
+      var xhr = new XMLHttpRequest();
+      xhr.open("PUT", action + encodeURIComponent(job.file.name));
+      xhr.setRequestHeader("X-CSRF-Token", csrf);
+      xhr.setRequestHeader("Content-Type", "application/x-rpm");
+      xhr.upload.onprogress = function (e) { if (e.lengthComputable) { job.ui.bar.max = e.total; job.ui.bar.value = e.loaded; } };
+      xhr.upload.onload = function () { job.ui.text.textContent = "publishing"; };
+      xhr.onloadend = function () {
+        var a = answer(xhr);
+        if (a[0] === "published") published++;
+        if (a[0] !== "failed") job.ui.bar.value = job.ui.bar.max;
+        job.ui.li.className = "state " + a[0];
+        job.ui.text.textContent = a[1];
+        running--;
+        next();
+      };
+      xhr.send(job.file);
+    }
+
+    function add(files) {
+      for (var i = 0; i < files.length; i++) queue.push({ file: files[i], ui: line(files[i]) });
+      next();
+    }
+
+    input.addEventListener("change", function () { add(input.files); input.value = ""; });
+    zone.addEventListener("dragover", function (e) { e.preventDefault(); zone.classList.add("over"); });
+    zone.addEventListener("dragleave", function () { zone.classList.remove("over"); });
+    zone.addEventListener("drop", function (e) {
+      e.preventDefault();
+      zone.classList.remove("over");
+      if (e.dataTransfer && e.dataTransfer.files) add(e.dataTransfer.files);
+    });
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
+    // Forms with data-confirm (deleting a package) ask first.
+    document.querySelectorAll("form[data-confirm]").forEach(function (f) {
+      f.addEventListener("submit", function (e) { if (!window.confirm(f.getAttribute("data-confirm"))) e.preventDefault(); });
+    });
+    var u = document.getElementById("uploader");
+    if (u) uploader(u);
     document.querySelectorAll("button.copy").forEach(function (b) { b.addEventListener("click", function () { copy(b); }); });
     document.querySelectorAll("input[data-folder-all]").forEach(function (b) { b.addEventListener("change", function () { folderToggle(b); }); });
     var p = document.getElementById("progress");

@@ -14,6 +14,8 @@ import picocli.CommandLine.Command;
       ServeCommand.class,
       SyncCommand.class,
       AdminCommand.class,
+      UploadCommand.class,
+      RemoveCommand.class,
       BenchUpstreamCommand.class,
       TrainCommand.class,
       BenchCommand.class,
@@ -27,6 +29,7 @@ import picocli.CommandLine.Command;
       "  ./packyard serve                          serve the bundled sample repository on 127.0.0.1:8080",
       "  ./packyard serve --config packyard.yaml   serve the configured repositories",
       "  ./packyard sync --config packyard.yaml    sync every configured repository once",
+      "  ./packyard upload --url URL team/el9 RPMS/  upload (token: PACKYARD_TOKEN)",
       "  ./packyard test                           run the whole test suite"
     })
 public final class Main implements Runnable {

@@ -7,8 +7,8 @@ import org.packyard.mirror.HostStats;
 import org.packyard.mirror.SyncListener;
 
 /**
- * Sync progress on stderr: a redrawn bar when stderr is a terminal (the launcher sets
- * {@code PACKYARD_TTY}), plain lines otherwise, at most one per second per phase.
+ * Progress on stderr (of a sync, or of uploads): a redrawn bar when stderr is a terminal (the
+ * launcher sets {@code PACKYARD_TTY}), plain lines otherwise, at most one per second per phase.
  */
 final class Progress implements SyncListener {
   private static final int WIDTH = 30;
@@ -18,6 +18,8 @@ final class Progress implements SyncListener {
   private volatile String phase = "";
   private volatile String detail = "";
   private long lastLine;
+  private String lastLabel, lastText;
+  private double lastFraction;
 
   private Progress(PrintStream out, boolean tty) {
     this.out = out;
@@ -56,6 +58,32 @@ final class Progress implements SyncListener {
   synchronized void done(String repository, String what) {
     if (tty) out.print("\r\033[K");
     out.println(repository + ": " + what);
+    out.flush();
+  }
+
+  /** Shows {@code text} with a bar at {@code fraction} (0..1) for {@code label}; a plain line only when {@code force} or a second passed. */
+  synchronized void step(String label, String text, double fraction, boolean force) {
+    lastLabel = label;
+    lastText = text;
+    lastFraction = fraction;
+    draw(label, text, fraction, force);
+  }
+
+  /** Prints {@code line} on {@code to} (stdout, say) without garbling the bar: the bar is cleared, then drawn again below. */
+  synchronized void println(PrintStream to, String line) {
+    if (tty) {
+      out.print("\r\033[K");
+      out.flush();
+    }
+    to.println(line);
+    to.flush();
+    if (tty && lastLabel != null) draw(lastLabel, lastText, lastFraction, true);
+  }
+
+  /** Removes the bar (a terminal's line is left empty); nothing otherwise. */
+  synchronized void clear() {
+    if (!tty) return;
+    out.print("\r\033[K");
     out.flush();
   }
 

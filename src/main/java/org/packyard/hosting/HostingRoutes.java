@@ -127,12 +127,43 @@ public final class HostingRoutes {
     return b.toString();
   }
 
+  /** {@code path}, already decoded, if it is a relative path without empty, '.' or '..' segments. */
+  private static String plain(String path) {
+    for (String seg : path.split("/", -1)) {
+      if (seg.isEmpty() || seg.equals(".") || seg.equals("..")) throw HttpError.badRequest("not a package path: " + path);
+    }
+    return path;
+  }
+
   private void put(RoutingContext ctx) {
+    ctx.request().pause();
+    upload(ctx, access.subject(ctx), target(ctx.request().path()));
+  }
+
+  /**
+   * An upload by a caller authenticated elsewhere (the web application's session): the checks,
+   * streaming and answers of the PUT route. {@code rawFile} is the file name as in a URL path
+   * (percent-encoded); when {@code who} fails, that is the answer and the body is discarded.
+   * Pause the request before any asynchronous step that precedes this call.
+   */
+  public void upload(RoutingContext ctx, Future<Subject> who, String repository, String rawFile) {
+    ctx.request().pause();
+    upload(ctx, who, new Target(repository, catalog.config().repository(repository), rawFile));
+  }
+
+  /**
+   * A delete by a caller authenticated elsewhere (the web application's session): the checks and
+   * outcome of the DELETE route, for {@code path} (a file name or location, not encoded).
+   */
+  public Future<Outcome> remove(Future<Subject> who, String repository, String path) {
+    Target t = new Target(repository, catalog.config().repository(repository), path);
+    return who.compose(w -> writable(w, t, "deleting a package").compose(r -> hosted.remove(r, w.user(), plain(path))));
+  }
+
+  private void upload(RoutingContext ctx, Future<Subject> subject, Target t) {
     HttpServerRequest req = ctx.request();
-    req.pause();
-    Target t = target(req.path());
     Subject[] caller = new Subject[1];
-    access.subject(ctx).compose(who -> {
+    subject.compose(who -> {
       caller[0] = who;
       return writable(who, t, "uploading");
     }).compose(r -> {

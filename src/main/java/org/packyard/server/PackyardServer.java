@@ -66,6 +66,8 @@ public final class PackyardServer implements AutoCloseable {
   private final PackageSearch search;
   /** One web application for all event loops: its sessions are shared by every connection. */
   private final UiRoutes ui;
+  /** One for all event loops: its bound on uploads being received holds for the process. */
+  private final HostingRoutes hosting;
   private final OpenApiRoutes openApi = new OpenApiRoutes();
 
   private PackyardServer(Vertx vertx, Services services, boolean ownsTelemetry) {
@@ -90,7 +92,8 @@ public final class PackyardServer implements AutoCloseable {
         new FastPath("GET /{branch}/{pkg|srcpkg|files|changelog}/{name}", mdapi::serveFast),
         new FastPath("GET /repos/{name}/{file}", onDemandContent::serveFast));
     this.search = new PackageSearch(catalog, services.access);
-    this.ui = new UiRoutes(services, readers, search, new AccessRoutes(services.access, readers, telemetry));
+    this.hosting = new HostingRoutes(services.hosted, catalog, services.access, services.database::reachable);
+    this.ui = new UiRoutes(services, readers, search, new AccessRoutes(services.access, readers, telemetry), hosting);
     timers.add(vertx.setPeriodic(UiRoutes.cleanSessionsEveryMillis(), t -> ui.cleanSessions()));
   }
 
@@ -217,7 +220,7 @@ public final class PackyardServer implements AutoCloseable {
     new Metrics(telemetry, services.access, config).mount(router);
     new PackagesApi(catalog, services.access, readers, slots).mount(router);
     onDemandContent.mount(router);
-    new HostingRoutes(services.hosted, catalog, services.access, services.database::reachable).mount(router);
+    hosting.mount(router);
     new RepositoriesApi(catalog, services.access, services.snapshots, services.state, syncer, readers)
         .stateReachable(services.database::reachable).mount(router);
     new AccessRoutes(services.access, readers, telemetry).mount(router);

@@ -1,5 +1,6 @@
 package org.packyard.ui;
 
+import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -13,10 +14,12 @@ import java.util.function.BiConsumer;
 import java.util.logging.Logger;
 import org.packyard.access.AccessControl;
 import org.packyard.access.Role;
+import org.packyard.access.Subject;
 import org.packyard.catalog.Catalog;
 import org.packyard.catalog.Served;
 import org.packyard.config.Access;
 import org.packyard.config.RepositoryConfig;
+import org.packyard.hosting.HostingRoutes;
 import org.packyard.index.IndexSearch;
 import org.packyard.mirror.SyncListener;
 import org.packyard.mirror.Syncer;
@@ -32,10 +35,13 @@ import org.packyard.store.SnapshotStore;
 import org.packyard.store.StateStore;
 
 /**
- * The read-only pages: {@code /ui/} (the repositories the caller may see), {@code /ui/search},
- * {@code /ui/repos/{name}} (with its live sync progress and "Sync now" for editors) and
+ * The browsing pages: {@code /ui/} (the repositories the caller may see), {@code /ui/search},
+ * {@code /ui/repos/{name}} (with its live sync progress and "Sync now" for editors of a mirror;
+ * the upload form and delete buttons for editors of a hosted repository) and
  * {@code /ui/repos/{name}/packages/{pkg}}. A repository the caller may not read is the same
- * 404 page as one that does not exist.
+ * 404 page as one that does not exist. Uploads ({@code PUT /ui/repos/{name}/packages/{file}},
+ * the session's form token in {@code X-CSRF-Token}) and deletes ({@code POST
+ * /ui/repos/{name}:delete}) go through {@link HostingRoutes}, as the API's do.
  */
 final class BrowsePages {
   private static final Logger LOG = Logger.getLogger(BrowsePages.class.getName());
@@ -53,8 +59,9 @@ final class BrowsePages {
   private final ReaderPool readers;
   private final PackageSearch search;
   private final SyncProgress progress;
+  private final HostingRoutes hosting;
 
-  BrowsePages(Web web, Services services, ReaderPool readers, PackageSearch search, SyncProgress progress) {
+  BrowsePages(Web web, Services services, ReaderPool readers, PackageSearch search, SyncProgress progress, HostingRoutes hosting) {
     this.web = web;
     this.catalog = services.catalog;
     this.access = services.access;
@@ -64,12 +71,15 @@ final class BrowsePages {
     this.readers = readers;
     this.search = search;
     this.progress = progress;
+    this.hosting = hosting;
   }
 
   void mount(Router router, BodyHandler form, BiConsumer<RoutingContext, String> events) {
     router.get("/ui/").handler(this::home);
     router.get("/ui/search").handler(this::search);
     router.postWithRegex("/ui/repos/.+:sync").handler(form).handler(this::sync);
+    router.postWithRegex("/ui/repos/.+:delete").handler(form).handler(this::delete);
+    router.putWithRegex("/ui/repos/.+/packages/[^/]+").handler(this::upload); // no body handler: streamed
     router.getWithRegex("/ui/repos/.+:events").handler(ctx -> {
       String p = ctx.request().path();
       String name = p.substring(REPOS.length(), p.length() - ":events".length());
@@ -224,23 +234,49 @@ final class BrowsePages {
         runs.add(new Model.RunRow(Format.when(run.startedAt()), run.outcome(),
             run.finishedAt() == null ? "" : Format.took(run.startedAt(), run.finishedAt()), run.snapshotId(), run.message()));
       }
+      boolean editor = access.grant(v.who(), Role.EDITOR, name) != null;
+      boolean canUpload = editor && r.hosted();
       List<Model.PkgRow> pkgs = new ArrayList<>();
       boolean more = false;
       if (s != null) {
         List<String> names = names(s, q, from);
         more = names.size() > PAGE;
-        for (String n : names.subList(0, Math.min(PAGE, names.size()))) pkgs.add(new Model.PkgRow(n, packageHref(name, n)));
+        for (String n : names.subList(0, Math.min(PAGE, names.size()))) {
+          pkgs.add(new Model.PkgRow(n, packageHref(name, n), canUpload ? files(s, n) : List.of()));
+        }
       }
       String href = repoHref(name);
       String filter = q.isEmpty() ? "" : "q=" + Format.query(q) + "&";
       String prev = from == 0 ? null : href + "?" + filter + "from=" + Math.max(0, from - PAGE);
       String next = more ? href + "?" + filter + "from=" + (from + PAGE) : null;
-      boolean canSync = access.grant(v.who(), Role.EDITOR, name) != null;
-      Model.RepoPage page = new Model.RepoPage(row(r), (r.hosted() ? "hosted (packages are uploaded)" : r.upstream().toString()) /* credentials masked by Upstream */, r.branch(), r.channel().key(),
-          repoFile(base, r, v), canSync, snaps, runs, q, pkgs, prev, next, href + ":events", href + ":sync",
-          ctx.request().getParam("synced") != null ? "Sync started: its progress shows below." : null);
+      Model.RepoPage page = new Model.RepoPage(row(r), r.hosted() ? null : r.upstream().toString() /* credentials masked by Upstream */,
+          r.branch(), r.channel().key(), repoFile(base, r, v), editor && !r.hosted(), snaps, runs, q, pkgs, prev, next,
+          href + ":events", href + ":sync", notice(ctx), r.hosted(), canUpload, href + "/packages/", href + ":delete");
       return Web.render(out -> JterepoGenerated.render(out, null, v.chrome(name, "repo"), page));
     });
+  }
+
+  private static String notice(RoutingContext ctx) {
+    if (ctx.request().getParam("synced") != null) return "Sync started: its progress shows below.";
+    String removed = ctx.request().getParam("removed");
+    // only a file name is echoed: a link cannot make the page say anything else
+    if (removed != null && removed.matches("[A-Za-z0-9._+~^/-]{1,300}\\.rpm")) return "Removed " + removed + ".";
+    return null;
+  }
+
+  /** The files (locations) of the packages named {@code n}: what an editor may delete. */
+  private static List<Model.FileRow> files(Served s, String n) throws java.sql.SQLException {
+    s.index().retain();
+    try {
+      List<Model.FileRow> out = new ArrayList<>();
+      for (IndexSearch.Row row : IndexSearch.packagesNamed(s.index(), n)) {
+        String l = row.locationHref();
+        out.add(new Model.FileRow(l.substring(l.lastIndexOf('/') + 1), l));
+      }
+      return out;
+    } finally {
+      s.index().release();
+    }
   }
 
   private static List<String> names(Served s, String q, int from) throws java.sql.SQLException {
@@ -262,6 +298,34 @@ final class BrowsePages {
     return b.toString();
   }
 
+  /** An upload from the repository page's script: the session's subject, checked like a form, then the API's own code path. */
+  private void upload(RoutingContext ctx) {
+    ctx.request().pause(); // the body waits while the session is looked up
+    String rest = ctx.request().path().substring(REPOS.length());
+    int at = rest.lastIndexOf("/packages/");
+    String name = rest.substring(0, at), file = rest.substring(at + "/packages/".length());
+    Future<Subject> who = web.visitor(ctx).map(v -> {
+      if (v.session() == null) throw HttpError.forbidden("log in to upload (your session may have ended); nothing was uploaded");
+      Web.checkScript(ctx, v);
+      return v.who();
+    });
+    hosting.upload(ctx, who, name, file);
+  }
+
+  /** The delete button of a package file: removed from the next snapshot, then back to the repository page. */
+  private void delete(RoutingContext ctx) {
+    String p = ctx.request().path();
+    String name = p.substring(REPOS.length(), p.length() - ":delete".length());
+    String file = ctx.request().getFormAttribute("file");
+    Future<Subject> who = web.visitor(ctx).map(v -> {
+      Web.checkForm(ctx, v);
+      if (file == null || file.isBlank()) throw HttpError.badRequest("the form names no package file to delete");
+      return v.who();
+    });
+    hosting.remove(who, name, file == null ? "" : file).onFailure(ctx::fail)
+        .onSuccess(o -> Web.seeOther(ctx, repoHref(name) + "?removed=" + Format.query(file)));
+  }
+
   private void sync(RoutingContext ctx) {
     String p = ctx.request().path();
     String name = p.substring(REPOS.length(), p.length() - ":sync".length());
@@ -273,6 +337,7 @@ final class BrowsePages {
         throw v.who().anonymous() ? HttpError.unauthorized("log in as an editor of " + name + " to sync it")
             : HttpError.forbidden("syncing needs the editor role on " + name);
       }
+      if (r.hosted()) throw new HttpError(409, name + " is hosted: it has no upstream to sync; its packages are uploaded");
       return r;
     }).onFailure(ctx::fail).onSuccess(r -> {
       syncer.sync(r, SyncListener.NONE).onFailure(e -> LOG.warning("sync failed: " + e.getMessage()));

@@ -28,11 +28,16 @@ final class Model {
 
   record RunRow(String startedAt, String outcome, String took, String snapshot, String message) {}
 
-  record PkgRow(String name, String href) {}
+  /** A package name in a repository's list; {@code files}: its files, shown with delete buttons (editors of a hosted repository). */
+  record PkgRow(String name, String href, List<FileRow> files) {}
+
+  /** A package file: its name, and its location (what a delete names). */
+  record FileRow(String name, String location) {}
 
   record RepoPage(RepoRow row, String upstream, String branch, String channel, String repoFile, boolean canSync,
       List<SnapshotRow> snapshots, List<RunRow> runs, String q, List<PkgRow> packages, String prevHref, String nextHref,
-      String eventsHref, String syncAction, String notice) {}
+      String eventsHref, String syncAction, String notice, boolean hosted, boolean canUpload, String uploadAction,
+      String deleteAction) {}
 
   record Dep(String text) {}
 

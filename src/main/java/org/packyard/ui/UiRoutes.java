@@ -15,6 +15,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.packyard.access.AccessRoutes;
+import org.packyard.hosting.HostingRoutes;
+import org.packyard.server.ErrorMapper;
 import org.packyard.server.HttpError;
 import org.packyard.server.ReaderPool;
 import org.packyard.server.Services;
@@ -56,13 +58,16 @@ public final class UiRoutes {
   private final Map<String, Buffer> files;
   private final AtomicInteger streams = new AtomicInteger();
 
-  /** The web application over one server's services; {@code api} is the access API whose code the forms call. */
-  public UiRoutes(Services services, ReaderPool readers, PackageSearch search, AccessRoutes api) {
+  /**
+   * The web application over one server's services; {@code api} is the access API whose code the
+   * forms call, {@code hosting} the upload and delete routes that the repository page's forms use.
+   */
+  public UiRoutes(Services services, ReaderPool readers, PackageSearch search, AccessRoutes api, HostingRoutes hosting) {
     Clock clock = services.clock;
     this.web = new Web(services.access, new Sessions(services.database.sessions(), readers, clock));
     SyncProgress progress = new SyncProgress(services.syncer, clock);
     services.syncer.observe(progress);
-    this.browse = new BrowsePages(web, services, readers, search, progress);
+    this.browse = new BrowsePages(web, services, readers, search, progress, hosting);
     this.accessPages = new AccessPages(web, services, readers, api);
     this.files = loadStatic();
   }
@@ -161,6 +166,10 @@ public final class UiRoutes {
 
   /** Failures on /ui/ are pages, with the status the API would give; a 500 tells nothing internal. */
   private void failed(RoutingContext ctx) {
+    if (ctx.request().method() == HttpMethod.PUT) { // an upload from the repository page's script: JSON, as the API answers
+      ErrorMapper.handle(ctx);
+      return;
+    }
     Throwable f = ctx.failure();
     int status = f instanceof HttpError e ? e.status() : ctx.statusCode() > 0 ? ctx.statusCode() : 500;
     String text = f instanceof HttpError e ? e.getMessage() : "Something went wrong on the server; it has been logged.";

@@ -110,11 +110,27 @@ final class Web {
    * another origin sent. Call first in every state-changing handler.
    */
   static void checkForm(RoutingContext ctx, Visitor v) {
+    checkOrigin(ctx);
+    checkToken(ctx.request().getFormAttribute("csrf"), v);
+  }
+
+  private static void checkOrigin(RoutingContext ctx) {
     String origin = ctx.request().getHeader("Origin");
     if (origin != null && !origin.equals(ownOrigin(ctx))) {
       throw HttpError.forbidden("this form was sent from another site (" + origin + "); nothing was changed");
     }
-    String sent = ctx.request().getFormAttribute("csrf");
+  }
+
+  /**
+   * {@link #checkForm} for a request a page's script sends without a form body (an upload): the
+   * token comes in the {@code X-CSRF-Token} header.
+   */
+  static void checkScript(RoutingContext ctx, Visitor v) {
+    checkOrigin(ctx);
+    checkToken(ctx.request().getHeader("X-CSRF-Token"), v);
+  }
+
+  private static void checkToken(String sent, Visitor v) {
     if (sent == null || !MessageDigest.isEqual(sent.getBytes(StandardCharsets.UTF_8), v.csrf().getBytes(StandardCharsets.UTF_8))) {
       throw HttpError.forbidden("the form's security token is missing or stale: reload the page and try again; nothing was changed");
     }

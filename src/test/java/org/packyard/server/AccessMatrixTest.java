@@ -228,6 +228,12 @@ class AccessMatrixTest {
       entry("POST /ui/repos/.+:sync",
           // no CSRF token: refused before anything else, the same for every target
           post("/ui/repos/{repo}:sync", "").sameForEveryTarget(403, 403, 403, 403)),
+      entry("POST /ui/repos/.+:delete",
+          // no CSRF token: refused before anything else, the same for every target
+          post("/ui/repos/{repo}:delete", "file=x-1-1.noarch.rpm").sameForEveryTarget(403, 403, 403, 403)),
+      entry("PUT /ui/repos/.+/packages/[^/]+",
+          // the web application's upload takes a session only (and its form token): a Bearer token is refused alike
+          new Probe("PUT", "/ui/repos/{repo}/packages/x-1-1.noarch.rpm", "not an rpm").sameForEveryTarget(403, 403, 403, 403)),
       entry("GET /ui/repos/.+:events",
           get("/ui/repos/{repo}:events").readAccess(200, 404, 404)),
       entry("GET /ui/repos/.+",
