@@ -124,6 +124,22 @@ public interface AccessStore extends AutoCloseable {
   BatchResult batchDelete(Caller caller, Principal principal, Role role, List<String> targets);
 
   /**
+   * Appends one audit entry for a change made outside the access rules (a package uploaded or
+   * deleted): {@code actor} as {@code user:NAME}, {@code target} the repository. Does not bump the
+   * access version.
+   */
+  void record(String actor, String action, String target, String detail);
+
+  /**
+   * Checks that {@code caller} owns every one of {@code targets} (as {@link #batchCreate} does:
+   * token valid, owner binding on the target or a folder above it) and, when it does, writes one
+   * audit entry ({@code action} on {@code target} with {@code detail}), in one transaction
+   * serialized with every access change: applied (with no changed targets), not owned (the
+   * targets it does not own; nothing written) or unauthenticated.
+   */
+  BatchResult ownerAudit(Caller caller, List<String> targets, String action, String target, String detail);
+
+  /**
    * The targets of {@code targets} (in order) that no element of {@code owned} covers: a target is
    * owned when itself, a folder above it or {@code /} is in {@code owned}. Shared by
    * implementations, which read {@code owned} (the targets of the caller's owner bindings) inside

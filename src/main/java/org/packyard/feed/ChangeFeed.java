@@ -10,6 +10,7 @@ import java.io.StringWriter;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -31,6 +32,12 @@ public final class ChangeFeed implements AutoCloseable {
   static final ObjectMapper JSON = new ObjectMapper();
   public static final String PUBLISHED = "snapshot.published";
   public static final String SYNC_FAILED = "sync.failed";
+  /** A package was added to a hosted repository (an upload that published it). */
+  public static final String UPLOADED = "package.uploaded";
+  /** A package was removed from a hosted repository. */
+  public static final String DELETED = "package.deleted";
+  /** A retained snapshot's package set became a hosted repository's content. */
+  public static final String PROMOTED = "snapshot.promoted";
   /** How often live subscribers' poller reads the store. */
   static final long POLL_MS = 1_000;
 
@@ -76,6 +83,27 @@ public final class ChangeFeed implements AutoCloseable {
       poke();
     } catch (IOException | RuntimeException e) {
       LOG.log(Level.WARNING, after.repository() + ": the change event of " + after.id() + " was not recorded: " + e.getMessage());
+    }
+  }
+
+  /**
+   * A change to a hosted repository ({@link #UPLOADED}, {@link #DELETED}, {@link #PROMOTED}) that
+   * {@code snapshot} published: stored in the feed (visible as the repository is) and handed to
+   * the webhooks, with {@code type}, {@code repository}, {@code snapshot} and {@code time} before
+   * {@code fields}. Blocking; a failure is logged, never thrown: the snapshot is published already.
+   */
+  public void hosted(String type, String repository, String snapshot, Map<String, Object> fields) {
+    try {
+      Instant now = clock.instant();
+      ObjectNode e = JSON.createObjectNode();
+      e.put("type", type).put("repository", repository).put("snapshot", snapshot).put("time", now.toString());
+      for (Map.Entry<String, Object> f : fields.entrySet()) e.set(f.getKey(), JSON.valueToTree(f.getValue()));
+      String json = JSON.writeValueAsString(e);
+      long cursor = store.appendChange(type, repository, snapshot, now, json);
+      webhooks.enqueue(type, withCursor(cursor, json));
+      poke();
+    } catch (IOException | RuntimeException x) {
+      LOG.log(Level.WARNING, repository + ": the " + type + " event of " + snapshot + " was not recorded: " + x.getMessage());
     }
   }
 

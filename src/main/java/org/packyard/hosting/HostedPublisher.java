@@ -47,13 +47,22 @@ final class HostedPublisher {
   /** Changes waiting for the next publish beyond which a request is refused with 503 (retry). */
   static final int MAX_QUEUED = 1024;
 
-  private sealed interface Change permits Add, Remove {
+  private sealed interface Change permits Add, Remove, Replace {
     Promise<Outcome> promise();
   }
 
   private record Add(Upload upload, Promise<Outcome> promise) implements Change {}
 
   private record Remove(String path, Promise<Outcome> promise) implements Change {}
+
+  /** The whole content becomes {@code set} (a promote); published alone, {@code guard} run before it is. */
+  private record Replace(PackageSet set, Guard guard, Promise<Outcome> promise) implements Change {}
+
+  /** Runs (blocking) once a snapshot is staged, before it is published; throwing publishes nothing. */
+  @FunctionalInterface
+  interface Guard {
+    void check(String snapshotId, int packages);
+  }
 
   private final RepositoryConfig repo;
   private final HostedRepositories.Engine engine;
@@ -85,6 +94,14 @@ final class HostedPublisher {
     return submit(new Remove(path, Promise.promise()));
   }
 
+  /**
+   * Publishes exactly {@code set} (which it then owns) as the next snapshot, in a publish of its
+   * own: changes queued before it are published first, those after it on top of it.
+   */
+  Future<Outcome> replace(PackageSet set, Guard guard) {
+    return submit(new Replace(set, guard, Promise.promise()));
+  }
+
   private Future<Outcome> submit(Change c) {
     boolean start;
     synchronized (queue) {
@@ -108,8 +125,10 @@ final class HostedPublisher {
         running = false;
         return;
       }
-      batch = new ArrayList<>(queue);
-      queue.clear();
+      batch = new ArrayList<>();
+      // A replace is published alone, so that every other change's snapshot holds that change.
+      if (queue.peek() instanceof Replace) batch.add(queue.poll());
+      else while (!queue.isEmpty() && !(queue.peek() instanceof Replace)) batch.add(queue.poll());
     }
     publish(batch).onComplete(ar -> {
       if (ar.failed()) {
@@ -147,6 +166,7 @@ final class HostedPublisher {
     PackageSet work = packages.copy();
     List<Answer> answers = new ArrayList<>();
     boolean changed = false;
+    Guard guard = (id, n) -> {};
     for (Change c : batch) {
       if (c instanceof Add a) {
         HostedPackage p = a.upload().pkg();
@@ -176,14 +196,24 @@ final class HostedPublisher {
         work.remove(p);
         answers.add(new Answer(c, 200, p));
         changed = true;
+      } else if (c instanceof Replace r) {
+        work = r.set();
+        guard = r.guard();
+        answers.add(new Answer(c, 201, null));
+        changed = true;
       }
     }
     if (changed) {
-      Published pub = write(work, pass);
+      Published pub = write(work, pass, guard);
       packages = work;
       loadedId = pub.id();
     }
     for (Answer a : answers) {
+      if (a.change() instanceof Replace) {
+        a.change().promise().tryComplete(new Outcome(a.status(), new io.vertx.core.json.JsonObject()
+            .put("repository", repo.name()).put("snapshot", loadedId).put("packages", work.size())));
+        continue;
+      }
       io.vertx.core.json.JsonObject body = a.pkg().json().put("snapshot", loadedId);
       if (a.change() instanceof Remove) body.put("removed", true);
       a.change().promise().tryComplete(new Outcome(a.status(), body));
@@ -206,8 +236,8 @@ final class HostedPublisher {
     loadedId = servedId;
   }
 
-  /** Writes metadata, index and manifest for {@code work} and publishes them. Blocking. */
-  private Published write(PackageSet work, SyncGate.Pass pass) throws IOException {
+  /** Writes metadata, index and manifest for {@code work}, runs {@code guard}, then publishes them. Blocking. */
+  private Published write(PackageSet work, SyncGate.Pass pass, Guard guard) throws IOException {
     long t0 = System.nanoTime();
     Instant now = engine.clock().instant();
     Path dir = engine.blobs().newTempDirectory();
@@ -240,6 +270,7 @@ final class HostedPublisher {
       Files.write(staging.indexDir().resolve(SnapshotLoader.CHUNKS), r.table().toBytes());
       Manifest m = new Manifest(Manifest.FORMAT, repo.name(), engine.snapshots().newId(repomdSha), now.toString(), null, revision,
           work.size(), refs);
+      guard.check(m.id(), work.size());
       Published pub = pass.publish(staging, m);
       staging = null;
       chunks = r.table();

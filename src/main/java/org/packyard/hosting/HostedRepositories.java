@@ -3,10 +3,12 @@ package org.packyard.hosting;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.WorkerExecutor;
+import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Callable;
@@ -14,10 +16,13 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import org.packyard.access.AccessStore;
 import org.packyard.catalog.Catalog;
 import org.packyard.config.PackyardConfig;
 import org.packyard.config.RepositoryConfig;
+import org.packyard.feed.ChangeFeed;
 import org.packyard.mirror.SyncGate;
 import org.packyard.publish.KeyException;
 import org.packyard.publish.PackageSignatures;
@@ -54,6 +59,11 @@ public final class HostedRepositories implements AutoCloseable {
   }
 
   private final Engine engine;
+  private final ChangeLog log;
+  private final AccessStore audit;
+  /** Promotes running at once (each holds a whole package set in memory), beyond which one is refused with 503. */
+  static final int MAX_PROMOTES = 2;
+  private final AtomicInteger promotes = new AtomicInteger();
   private final Map<String, HostedPublisher> publishers = new HashMap<>();
   private final Map<String, PackageSignatures> packageKeys = new HashMap<>();
   private final PackageXmlWriter xml = new PackageXmlWriter();
@@ -61,6 +71,18 @@ public final class HostedRepositories implements AutoCloseable {
   /** {@code gate} decides which process publishes (one at a time per repository); {@code onPublish} serves each new snapshot. */
   public HostedRepositories(Vertx vertx, PackyardConfig config, BlobStore blobs, SnapshotStore snapshots, Catalog catalog,
       SyncGate gate, Consumer<Published> onPublish, Clock clock) {
+    this(vertx, config, blobs, snapshots, catalog, gate, onPublish, clock, null, null);
+  }
+
+  /**
+   * Hosted repositories whose accepted changes are recorded in {@code audit} (who, repository,
+   * package, snapshot) and as events in {@code feed}; either may be null (nothing recorded there).
+   * A promote needs {@code audit}: its ownership check runs there.
+   */
+  public HostedRepositories(Vertx vertx, PackyardConfig config, BlobStore blobs, SnapshotStore snapshots, Catalog catalog,
+      SyncGate gate, Consumer<Published> onPublish, Clock clock, AccessStore audit, ChangeFeed feed) {
+    this.log = new ChangeLog(audit, feed);
+    this.audit = audit;
     ExecutorService ingest = new ThreadPoolExecutor(2, 2, 1, TimeUnit.MINUTES, new ArrayBlockingQueue<>(16), r -> {
       Thread t = new Thread(r, "packyard-hosting-index");
       t.setDaemon(true);
@@ -92,7 +114,7 @@ public final class HostedRepositories implements AutoCloseable {
    * {@link HttpError} (400 not a valid RPM or not signed by a package key, 409 the same NEVRA with
    * other bytes). {@code temp} is committed or deleted, whatever the outcome.
    */
-  public Future<Outcome> upload(RepositoryConfig repo, Path temp, String sha256, long size) {
+  public Future<Outcome> upload(RepositoryConfig repo, String user, String file, Path temp, String sha256, long size) {
     HostedPublisher p = publisher(repo);
     return engine.blocking(() -> {
       try {
@@ -101,12 +123,81 @@ public final class HostedRepositories implements AutoCloseable {
         HostedPublisher.deleteQuietly(temp);
         throw e;
       }
-    }).compose(p::add);
+    }).compose(p::add).compose(o -> o.status() != 201 ? Future.succeededFuture(o)
+        : recorded(o, () -> log.uploaded(user, repo.name(), file, o.body())));
   }
 
-  /** Removes the package at {@code path} (its location, or its file name) from {@code repo}'s next snapshot. */
-  public Future<Outcome> remove(RepositoryConfig repo, String path) {
-    return publisher(repo).remove(path);
+  /**
+   * Removes the package at {@code path} (its location, or its file name) from {@code repo}'s next
+   * snapshot; {@code user} asked for it (for the audit log).
+   */
+  public Future<Outcome> remove(RepositoryConfig repo, String user, String path) {
+    return publisher(repo).remove(path).compose(o -> recorded(o, () -> log.deleted(user, repo.name(), o.body())));
+  }
+
+  /**
+   * Publishes the package set of {@code source}'s retained snapshot {@code snapshotId} as the whole
+   * content of the hosted repository {@code target} (replacing what it had), referencing the same
+   * blobs, through {@code target}'s group commit: 201 with the target's new snapshot and package
+   * count once that snapshot is served. Just before it is published, {@code caller}'s ownership of
+   * both repositories is checked in the access store, in the transaction that writes the promote's
+   * audit entry; fails with 404 (no such snapshot), 401/403 (no longer owner) or 409 (the source is
+   * not hosted).
+   */
+  public Future<Outcome> promote(RepositoryConfig source, String snapshotId, RepositoryConfig target, AccessStore.Caller caller) {
+    if (audit == null) return Future.failedFuture(new IllegalStateException("promote needs the access store"));
+    if (!source.hosted()) {
+      return Future.failedFuture(new HttpError(409, source.name() + " mirrors an upstream: only hosted repositories' snapshots"
+          + " can be promoted"));
+    }
+    HostedPublisher p = publisher(target);
+    String from = source.name() + "@" + snapshotId;
+    if (promotes.incrementAndGet() > MAX_PROMOTES) {
+      promotes.decrementAndGet();
+      return Future.failedFuture(HttpError.busy(MAX_PROMOTES + " promotes are running; retry"));
+    }
+    return engine.blocking(() -> {
+      Published s = engine.snapshots().snapshot(source.name(), snapshotId)
+          .orElseThrow(() -> HttpError.notFound(source.name() + " keeps no snapshot " + snapshotId));
+      PackageSet set = SnapshotLoader.load(s, engine.blobs()).packages();
+      checkSigned(target, set);
+      return set;
+    }).compose(set -> p.replace(set, (id, n) -> {
+      AccessStore.BatchResult r = audit.ownerAudit(caller, List.of(source.name(), target.name()), "snapshot.promote", target.name(),
+          "from=" + from + " snapshot=" + id + " packages=" + n);
+      switch (r.outcome()) {
+        case UNAUTHENTICATED -> throw HttpError.unauthorized("the token is no longer valid");
+        case NOT_OWNED -> throw HttpError.forbidden("promoting needs the owner role on " + String.join(" and ", r.notOwned()));
+        case APPLIED -> { }
+      }
+    })).compose(o -> {
+      o.body().put("from", new JsonObject().put("repository", source.name()).put("snapshot", snapshotId));
+      return recorded(o, () -> log.promoted(source.name(), snapshotId, target.name(), o.body().getString("snapshot"),
+          o.body().getInteger("packages")));
+    }).onComplete(ar -> promotes.decrementAndGet());
+  }
+
+  /** Refuses (409) a set with a package not signed by one of {@code target}'s {@code package_keys}: a promote keeps its rules. Blocking. */
+  private void checkSigned(RepositoryConfig target, PackageSet set) throws IOException {
+    PackageSignatures keys = packageKeys.get(target.name());
+    if (keys == null) return;
+    for (HostedPackage p : set.packages()) {
+      Path f = engine.blobs().local(p.sha256());
+      if (f == null) f = engine.blobs().fetch(p.sha256()).toCompletionStage().toCompletableFuture().join();
+      PackageSignatures.Verdict v = keys.check(f);
+      if (!v.verified()) {
+        throw new HttpError(409, p.nevra() + " is not signed by a key in " + target.name() + "'s package_keys: " + v.reason()
+            + "; nothing was promoted");
+      }
+    }
+  }
+
+  /** {@code o} once {@code record} ran on a worker (a failure to record is logged there, never the answer's). */
+  private Future<Outcome> recorded(Outcome o, Runnable record) {
+    return engine.blocking(() -> {
+      record.run();
+      return o;
+    }).recover(e -> Future.succeededFuture(o));
   }
 
   /** How many snapshots this process published for {@code repository}. */

@@ -6,8 +6,11 @@ import io.vertx.core.file.AsyncFile;
 import io.vertx.core.file.OpenOptions;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -30,12 +33,14 @@ import org.packyard.store.StateUnavailableException;
  * {@code PUT /api/v1/repositories/{name}/packages/{file}.rpm} (the body is the RPM, streamed to a
  * temporary blob while hashed, never held in memory) and
  * {@code DELETE /api/v1/repositories/{name}/packages/{file or location}}. Both need the editor
- * role on the repository and are answered once the snapshot with the change is published. A
+ * role on the repository and are answered once the snapshot with the change is published. And
+ * promotes: {@code POST /api/v1/repositories/{name}/snapshots/{id}:promote}, owner of both. A
  * repository the caller may not read answers 404, as a name nobody configured.
  */
 public final class HostingRoutes {
   private static final String PREFIX = "/api/v1/repositories/";
   private static final String PACKAGES = "/packages/";
+  private static final String SNAPSHOTS = "/snapshots/";
   /** Uploads received at once, beyond which one is refused with 503 (retry). */
   static final int MAX_IN_FLIGHT = 64;
   /** What a refused request's body may still send before its connection is closed. */
@@ -58,6 +63,9 @@ public final class HostingRoutes {
   public void mount(Router router) {
     router.putWithRegex("/api/v1/repositories/.+/packages/[^/]+").setName("/api/v1/repositories/.+/packages/[^/]+").handler(this::put);
     router.deleteWithRegex("/api/v1/repositories/.+/packages/.+").setName("/api/v1/repositories/.+/packages/.+").handler(this::delete);
+    // A regex route: in a plain Vert.x path ":promote" would be a path parameter.
+    router.postWithRegex("/api/v1/repositories/.+/snapshots/[^/]+:promote").setName("/api/v1/repositories/.+/snapshots/[^/]+:promote")
+        .handler(BodyHandler.create(false).setBodyLimit(64 * 1024)).handler(this::promote);
   }
 
   /** The repository and the file a path names; {@code repository} null when no configured name matches. */
@@ -65,10 +73,14 @@ public final class HostingRoutes {
 
   /** The name may come with its '/' percent-encoded ({@code team%2Fapps}, what generated clients send) or not. */
   private Target target(String path) {
-    String rest = path.substring(PREFIX.length());
+    return target(path.substring(PREFIX.length()), PACKAGES);
+  }
+
+  /** The repository before one of the {@code marker}s in {@code rest}, and what follows that marker. */
+  private Target target(String rest, String marker) {
     Target first = null;
-    for (int i = rest.indexOf(PACKAGES); i > 0; i = rest.indexOf(PACKAGES, i + 1)) {
-      String raw = rest.substring(0, i), file = rest.substring(i + PACKAGES.length());
+    for (int i = rest.indexOf(marker); i > 0; i = rest.indexOf(marker, i + 1)) {
+      String raw = rest.substring(0, i), file = rest.substring(i + marker.length());
       String name = repositoryName(raw);
       RepositoryConfig r = name == null ? null : catalog.config().repository(name);
       if (r != null) return new Target(name, r, file);
@@ -145,12 +157,16 @@ public final class HostingRoutes {
    */
   public Future<Outcome> remove(Future<Subject> who, String repository, String path) {
     Target t = new Target(repository, catalog.config().repository(repository), path);
-    return who.compose(w -> writable(w, t, "deleting a package")).compose(r -> hosted.remove(r, plain(path)));
+    return who.compose(w -> writable(w, t, "deleting a package").compose(r -> hosted.remove(r, w.user(), plain(path))));
   }
 
   private void upload(RoutingContext ctx, Future<Subject> subject, Target t) {
     HttpServerRequest req = ctx.request();
-    subject.compose(who -> writable(who, t, "uploading")).compose(r -> {
+    Subject[] caller = new Subject[1];
+    subject.compose(who -> {
+      caller[0] = who;
+      return writable(who, t, "uploading");
+    }).compose(r -> {
       String file = decoded(t.file());
       if (!file.endsWith(".rpm")) return Future.failedFuture(HttpError.badRequest("the file name must end with .rpm, got: " + file));
       long max = r.hosting().maxUploadSize();
@@ -161,7 +177,7 @@ public final class HostingRoutes {
         return Future.failedFuture(HttpError.busy(MAX_IN_FLIGHT + " uploads are being received; retry"));
       }
       return Future.succeededFuture(r);
-    }).onFailure(e -> refuse(ctx, e)).onSuccess(r -> receive(ctx, r));
+    }).onFailure(e -> refuse(ctx, e)).onSuccess(r -> receive(ctx, r, caller[0].user(), decoded(t.file())));
   }
 
   private static long parseLong(String s) {
@@ -192,11 +208,11 @@ public final class HostingRoutes {
   }
 
   /** Streams the body into a temporary blob, hashing it, then hands it to the publisher. */
-  private void receive(RoutingContext ctx, RepositoryConfig r) {
+  private void receive(RoutingContext ctx, RepositoryConfig r, String user, String name) {
     HttpServerRequest req = ctx.request();
     long max = r.hosting().maxUploadSize();
     hosted.newTempFile().compose(tmp -> ctx.vertx().fileSystem().open(tmp.toString(), new OpenOptions().setWrite(true).setCreate(true))
-        .map(f -> new Receiving(ctx, r, tmp, f, max))
+        .map(f -> new Receiving(ctx, r, user, name, tmp, f, max))
         .onFailure(e -> HostedPublisher.deleteQuietly(tmp)))
         .onFailure(e -> {
           inFlight.decrementAndGet();
@@ -212,6 +228,7 @@ public final class HostingRoutes {
   private final class Receiving {
     private final RoutingContext ctx;
     private final RepositoryConfig repo;
+    private final String user, name;
     private final Path tmp;
     private final AsyncFile file;
     private final long max;
@@ -219,9 +236,11 @@ public final class HostingRoutes {
     private long size;
     private boolean done;
 
-    Receiving(RoutingContext ctx, RepositoryConfig repo, Path tmp, AsyncFile file, long max) {
+    Receiving(RoutingContext ctx, RepositoryConfig repo, String user, String name, Path tmp, AsyncFile file, long max) {
       this.ctx = ctx;
       this.repo = repo;
+      this.user = user;
+      this.name = name;
       this.tmp = tmp;
       this.file = file;
       this.max = max;
@@ -267,7 +286,7 @@ public final class HostingRoutes {
       done = true;
       String hex = HexFormat.of().formatHex(sha.digest());
       file.close()
-          .compose(v -> hosted.upload(repo, tmp, hex, size))
+          .compose(v -> hosted.upload(repo, user, name, tmp, hex, size))
           .onComplete(ar -> inFlight.decrementAndGet())
           .onFailure(e -> {
             deleteLater(ctx, tmp); // already gone unless the close failed
@@ -284,9 +303,58 @@ public final class HostingRoutes {
 
   private void delete(RoutingContext ctx) {
     Target t = target(ctx.request().path());
-    access.subject(ctx).compose(who -> writable(who, t, "deleting a package"))
-        .compose(r -> hosted.remove(r, decoded(t.file())))
+    access.subject(ctx).compose(who -> writable(who, t, "deleting a package")
+        .compose(r -> hosted.remove(r, who.user(), decoded(t.file()))))
         .onFailure(ctx::fail).onSuccess(o -> answer(ctx, o));
+  }
+
+  /**
+   * {@code POST /api/v1/repositories/{name}/snapshots/{id}:promote} with {@code {"to": "other/hosted"}}:
+   * both repositories must be readable (else 404, as a name nobody configured) and owned by the
+   * caller; the target must be hosted.
+   */
+  private void promote(RoutingContext ctx) {
+    String rest = ctx.request().path().substring(PREFIX.length());
+    Target t = target(rest.substring(0, rest.length() - ":promote".length()), SNAPSHOTS);
+    access.subject(ctx).compose(who -> {
+      if (t == null) return Future.failedFuture(HttpError.notFound("no repository at " + ctx.request().path()));
+      String id = PathSegments.string(PathSegments.decode(t.file(), "snapshot id"));
+      String to = promoteTarget(ctx);
+      RepositoryConfig source = t.repository(), target = catalog.config().repository(to);
+      for (RepositoryConfig r : new RepositoryConfig[] {source, target}) {
+        String name = r == source ? t.name() : to;
+        if (r == null || !access.canRead(who, r)) return Future.failedFuture(HttpError.notFound("no repository named " + name));
+      }
+      for (RepositoryConfig r : new RepositoryConfig[] {source, target}) {
+        if (access.grant(who, Role.OWNER, r.name()) == null) {
+          return Future.failedFuture(who.anonymous() ? HttpError.unauthorized("credentials required")
+              : HttpError.forbidden("promoting needs the owner role on " + source.name() + " and on " + target.name()));
+        }
+      }
+      if (!target.hosted()) {
+        return Future.failedFuture(new HttpError(409, target.name() + " mirrors an upstream (policy " + target.policy().key()
+            + "): snapshots can be promoted into policy: hosted repositories only"));
+      }
+      if (!stateReachable.getAsBoolean()) {
+        return Future.failedFuture(new StateUnavailableException("the state database is unreachable", null));
+      }
+      return access.caller(ctx).compose(c -> hosted.promote(source, id, target, c));
+    }).onFailure(ctx::fail).onSuccess(o -> answer(ctx, o));
+  }
+
+  /** The {@code to} of a promote's body; 400 with the reason when the body is not {@code {"to": NAME}}. */
+  private static String promoteTarget(RoutingContext ctx) {
+    JsonObject b;
+    try {
+      b = ctx.body().asJsonObject();
+    } catch (DecodeException | ClassCastException e) {
+      b = null;
+    }
+    if (b == null || !(b.getValue("to") instanceof String to) || to.isEmpty()) {
+      throw HttpError.badRequest("the body must be a JSON object {\"to\": \"the/hosted/repository\"}");
+    }
+    for (String k : b.fieldNames()) if (!k.equals("to")) throw HttpError.badRequest("unknown field '" + k + "'");
+    return to;
   }
 
   private static void answer(RoutingContext ctx, Outcome o) {

@@ -79,6 +79,7 @@ public final class RouteTemplates {
   private static String api(String path) {
     if (path.startsWith("/api/v1/repositories/")) {
       if (path.endsWith(":sync")) return "/api/v1/repositories/{name}:sync";
+      if (path.endsWith(":promote") && path.contains("/snapshots/")) return "/api/v1/repositories/{name}/snapshots/{id}:promote";
       return path.contains("/packages/") ? "/api/v1/repositories/{name}/packages/{file}" : "/api/v1/repositories/{name}";
     }
     if (path.startsWith("/api/v1/branches/")) {

@@ -93,7 +93,7 @@ public final class Services implements AutoCloseable {
     syncer.onFailure(feed::syncFailed);
     // Hosted publishes take the same per-repository lease a sync would: one publisher among the replicas.
     this.hosted = new HostedRepositories(vertx, config, blobs, snapshots, catalog,
-        new SyncLeases(vertx, state, shared, SyncLeases.Timing.DEFAULT), this::published, clock);
+        new SyncLeases(vertx, state, shared, SyncLeases.Timing.DEFAULT), this::published, clock, database.access(), feed);
     this.access = new AccessControl(vertx, database.access(), directory(vertx, config, clock, telemetry), clock);
     access.reload();
     database.onChange(StateDatabase.Topic.ACCESS, v -> access.changed());

@@ -289,27 +289,52 @@ final class JdbcAccessStore implements AccessStore {
     for (String t : targets) Target.check(t);
     return serialized(c -> {
       if (!tokenValid(c, caller)) return BatchResult.unauthenticated();
-      Set<String> groups = new HashSet<>();
-      try (PreparedStatement st = c.prepareStatement("SELECT group_name FROM group_members WHERE user_name = ?")) {
-        st.setString(1, caller.user());
-        try (ResultSet rs = st.executeQuery()) {
-          while (rs.next()) groups.add(rs.getString(1));
-        }
-      }
-      Set<String> owned = new HashSet<>();
-      try (PreparedStatement st = c.prepareStatement("SELECT target FROM bindings WHERE role = ? AND principal = ?")) {
-        for (Principal p : caller.principals(groups)) {
-          st.setString(1, Role.OWNER.key());
-          st.setString(2, p.toString());
-          try (ResultSet rs = st.executeQuery()) {
-            while (rs.next()) owned.add(rs.getString(1));
-          }
-        }
-      }
-      List<String> notOwned = AccessStore.notOwned(targets, owned);
+      List<String> notOwned = AccessStore.notOwned(targets, owned(c, caller));
       if (!notOwned.isEmpty()) return BatchResult.notOwned(notOwned);
       return BatchResult.applied(writeBindings(c, create, "user:" + caller.user(), principal, role, targets));
     });
+  }
+
+  @Override
+  public void record(String actor, String action, String target, String detail) {
+    db.tx(c -> {
+      audit(c, actor, action, null, null, target, detail);
+      return null;
+    });
+  }
+
+  @Override
+  public BatchResult ownerAudit(Caller caller, List<String> targets, String action, String target, String detail) {
+    for (String t : targets) Target.check(t);
+    return serialized(c -> {
+      if (!tokenValid(c, caller)) return BatchResult.unauthenticated();
+      List<String> notOwned = AccessStore.notOwned(targets, owned(c, caller));
+      if (!notOwned.isEmpty()) return BatchResult.notOwned(notOwned);
+      audit(c, "user:" + caller.user(), action, null, null, target, detail);
+      return BatchResult.applied(List.of());
+    });
+  }
+
+  /** The targets of the caller's owner bindings, directly or through its Packyard and directory groups. */
+  private static Set<String> owned(Connection c, Caller caller) throws SQLException {
+    Set<String> groups = new HashSet<>();
+    try (PreparedStatement st = c.prepareStatement("SELECT group_name FROM group_members WHERE user_name = ?")) {
+      st.setString(1, caller.user());
+      try (ResultSet rs = st.executeQuery()) {
+        while (rs.next()) groups.add(rs.getString(1));
+      }
+    }
+    Set<String> owned = new HashSet<>();
+    try (PreparedStatement st = c.prepareStatement("SELECT target FROM bindings WHERE role = ? AND principal = ?")) {
+      for (Principal p : caller.principals(groups)) {
+        st.setString(1, Role.OWNER.key());
+        st.setString(2, p.toString());
+        try (ResultSet rs = st.executeQuery()) {
+          while (rs.next()) owned.add(rs.getString(1));
+        }
+      }
+    }
+    return owned;
   }
 
   /** True when the caller's token exists, belongs to it, is neither revoked nor expired, and its user exists. */

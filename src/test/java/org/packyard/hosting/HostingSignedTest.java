@@ -54,10 +54,11 @@ class HostingSignedTest {
 
       RepositoryConfig repo = RepositoryConfig.hosted("sig/repo", null, Access.PUBLIC)
           .withPublishing(new Publishing(MetadataCompression.GZ, secret, null, List.of(pkgKey)));
-      try (TestServer s = TestServer.start(tmp.resolve("data"), List.of(repo))) {
+      RepositoryConfig open = RepositoryConfig.hosted("sig/open", null, Access.PUBLIC);
+      try (TestServer s = TestServer.start(tmp.resolve("data"), List.of(repo, open))) {
         AccessControl ac = s.server.services().access;
         ac.store().addUser("test", "ci");
-        ac.store().bind("test", Principal.user("ci"), Role.EDITOR, List.of("sig/"));
+        ac.store().bind("test", Principal.user("ci"), Role.OWNER, List.of("sig/"));
         String token = ac.store().createToken("test", "ci", "ci", null).secret();
         ac.reload();
 
@@ -89,6 +90,23 @@ class HostingSignedTest {
             .isEqualTo(Files.readAllBytes(signed));
         assertThat(s.get("/repos/sig/repo@" + first + "/Packages/p/pky-second-1-1.noarch.rpm").statusCode()).isEqualTo(404);
         assertThat(s.get("/repos/sig/repo@20000101T000000Z-000000000000/repodata/repomd.xml").statusCode()).isEqualTo(404);
+
+        // A promote keeps the target's package_keys: a set with an unsigned package is refused whole.
+        assertThat(put(s, "sig/open", unsigned, token).statusCode()).isEqualTo(201);
+        HttpResponse<String> mixed = put(s, "sig/open", second, token);
+        assertThat(mixed.statusCode()).isEqualTo(201);
+        String current = s.server.catalog().view().repository("sig/repo").snapshot().id();
+        HttpResponse<String> refusedPromote = promote(s, "sig/open", new JsonObject(mixed.body()).getString("snapshot"), "sig/repo", token);
+        assertThat(refusedPromote.statusCode()).as(refusedPromote.body()).isEqualTo(409);
+        assertThat(refusedPromote.body()).contains("pky-signed-1-1.noarch", "package_keys");
+        assertThat(s.server.catalog().view().repository("sig/repo").snapshot().id()).isEqualTo(current);
+        HttpResponse<String> gone = HTTP.send(HttpRequest.newBuilder(URI.create(s.base()
+            + "/api/v1/repositories/sig/open/packages/pky-signed-1-1.noarch.rpm")).header("Authorization", "Bearer " + token)
+            .DELETE().build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(gone.statusCode()).as(gone.body()).isEqualTo(200);
+        HttpResponse<String> promoted = promote(s, "sig/open", new JsonObject(gone.body()).getString("snapshot"), "sig/repo", token);
+        assertThat(promoted.statusCode()).as(promoted.body()).isEqualTo(201);
+        assertThat(HostingTest.locations(HostingTest.metadata(base).get("primary"))).containsExactly("Packages/p/pky-second-1-1.noarch.rpm");
       }
     }
   }
@@ -102,7 +120,17 @@ class HostingSignedTest {
   }
 
   private static HttpResponse<String> put(TestServer s, Path rpm, String token) throws Exception {
-    return HTTP.send(HttpRequest.newBuilder(URI.create(s.base() + "/api/v1/repositories/sig/repo/packages/" + rpm.getFileName()))
+    return put(s, "sig/repo", rpm, token);
+  }
+
+  private static HttpResponse<String> promote(TestServer s, String from, String snapshot, String to, String token) throws Exception {
+    return HTTP.send(HttpRequest.newBuilder(URI.create(s.base() + "/api/v1/repositories/" + from + "/snapshots/" + snapshot + ":promote"))
+        .timeout(Duration.ofSeconds(120)).header("Authorization", "Bearer " + token)
+        .POST(HttpRequest.BodyPublishers.ofString("{\"to\": \"" + to + "\"}")).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static HttpResponse<String> put(TestServer s, String repo, Path rpm, String token) throws Exception {
+    return HTTP.send(HttpRequest.newBuilder(URI.create(s.base() + "/api/v1/repositories/" + repo + "/packages/" + rpm.getFileName()))
         .timeout(Duration.ofSeconds(120)).header("Authorization", "Bearer " + token).PUT(HttpRequest.BodyPublishers.ofFile(rpm)).build(),
         HttpResponse.BodyHandlers.ofString());
   }

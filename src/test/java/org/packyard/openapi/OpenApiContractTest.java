@@ -74,7 +74,8 @@ class OpenApiContractTest {
         new RepositoryConfig("team/prv", up.toUri(), Policy.IMMEDIATE, "prvb", Channel.RELEASE, null, Access.PRIVATE),
         new RepositoryConfig("team/gone", tmp.resolve("absent").toUri(), Policy.IMMEDIATE, null, Channel.RELEASE, null,
             Access.PRIVATE),
-        RepositoryConfig.hosted("team/hosted", null, Access.PUBLIC).withHosting(new Hosting(Hosting.DEFAULT_RETAIN, 64 << 10))));
+        RepositoryConfig.hosted("team/hosted", null, Access.PUBLIC).withHosting(new Hosting(Hosting.DEFAULT_RETAIN, 64 << 10)),
+        RepositoryConfig.hosted("team/promoted", null, Access.PUBLIC)));
     server.sync("pubr");
     server.sync("team/prv");
     AccessControl ac = server.server.services().access;
@@ -396,6 +397,16 @@ class OpenApiContractTest {
     callBody("uploadPackage", 404, "PUT", "/api/v1/repositories/team%2Fnop/packages/pky-contract-1-1.noarch.rpm", owner, rpm);
     callBody("uploadPackage", 409, "PUT", "/api/v1/repositories/pubr/packages/pky-contract-1-1.noarch.rpm", owner, rpm);
     callBody("uploadPackage", 413, "PUT", hosted + "big.rpm", owner, Body.rpm(new byte[100 << 10]));
+    String promote = "/api/v1/repositories/team%2Fhosted/snapshots/" + added.getString("snapshot") + ":promote";
+    String to = "{\"to\": \"team/promoted\"}";
+    JsonObject promoted = new JsonObject(call("promoteSnapshot", 201, "POST", promote, owner, to).body());
+    assertThat(promoted.getInteger("packages")).isEqualTo(1);
+    call("promoteSnapshot", 400, "POST", promote, owner, "{\"to\": 3}");
+    call("promoteSnapshot", 401, "POST", promote, anon, to);
+    call("promoteSnapshot", 403, "POST", promote, stranger, to);
+    call("promoteSnapshot", 404, "POST", "/api/v1/repositories/team%2Fhosted/snapshots/nothing:promote", owner, to);
+    call("promoteSnapshot", 409, "POST", promote, owner, "{\"to\": \"pubr\"}");
+    call("listChanges", 200, "GET", "/api/v1/changes?limit=1000", anon, null); // package and promote events
     callBody("deletePackage", 401, "DELETE", hosted + "pky-contract-1-1.noarch.rpm", anon, null);
     callBody("deletePackage", 403, "DELETE", hosted + "pky-contract-1-1.noarch.rpm", stranger, null);
     callBody("deletePackage", 409, "DELETE", "/api/v1/repositories/pubr/packages/hello-1.0-1.noarch.rpm", owner, null);

@@ -152,6 +152,12 @@ class AccessMatrixTest {
               .expect(Target.PUBLIC, 401, 403, 403, 409)
               .expect(Target.PRIVATE, 404, 404, 403, 409)
               .expect(Target.MISSING, 404, 404, 404, 404)),
+      entry("POST /api/v1/repositories/.+/snapshots/[^/]+:promote",
+          // into itself: the owner gets as far as "not hosted"
+          post("/api/v1/repositories/{repo}/snapshots/x:promote", "{\"to\": \"{repo}\"}")
+              .expect(Target.PUBLIC, 401, 403, 403, 409)
+              .expect(Target.PRIVATE, 404, 404, 403, 409)
+              .expect(Target.MISSING, 404, 404, 404, 404)),
       entry("GET /api/v1/repositories",
           get("/api/v1/repositories").status(200, 200, 200, 200).mentions(NO, NO, YES, YES)),
       entry("POST /api/v1/repositories/.+:sync",
