@@ -74,10 +74,14 @@ class AggregateTest {
     server = TestServer.start(tmp.resolve("data"), List.of(
         new RepositoryConfig("m/a", members.a.toUri(), Policy.IMMEDIATE, null, Channel.RELEASE, null, Access.PUBLIC),
         new RepositoryConfig("m/b", members.b.toUri(), Policy.IMMEDIATE, null, Channel.UPDATES, null, Access.PUBLIC),
-        RepositoryConfig.aggregate("all", List.of("m/a", "m/b"), Access.PUBLIC)));
+        RepositoryConfig.aggregate("all", List.of("m/a", "m/b"), Access.PUBLIC),
+        new RepositoryConfig("m/lazy", members.old.toUri(), Policy.ON_DEMAND, null, Channel.RELEASE, null, Access.PUBLIC),
+        RepositoryConfig.aggregate("lazy-all", List.of("m/lazy"), Access.PUBLIC)));
     server.sync("m/a");
     server.sync("m/b");
     server.server.services().aggregates.publish("all").await(120, TimeUnit.SECONDS);
+    server.sync("m/lazy");
+    server.server.services().aggregates.publish("lazy-all").await(120, TimeUnit.SECONDS);
   }
 
   @AfterAll
@@ -133,6 +137,19 @@ class AggregateTest {
     assertThat(db11.locationHref()).isEqualTo("members/m/b/Packages/p/pky-db-1.1-1.noarch.rpm");
     assertThat(sha256(bytes("/repos/all/" + db11.locationHref()))).isEqualTo(sha256(members.b.resolve("Packages/p/pky-db-1.1-1.noarch.rpm")));
     assertThat(byNevra).containsKeys("pky-web-1.1.noarch", "pky-tool-1.1.noarch", "pky-extra-1.0.noarch");
+  }
+
+  /** Nothing is copied: a package of an on-demand member that was never fetched is fetched through the member. */
+  @Test
+  @Order(2)
+  void onDemandMembersPackage_isFetchedThroughTheMember() throws Exception {
+    String href = "members/m/lazy/pky-web-1.0-1.noarch.rpm"; // in no other member: not stored
+    byte[] first = bytes("/repos/lazy-all/" + href);
+    assertThat(sha256(first)).isEqualTo(sha256(members.old.resolve("pky-web-1.0-1.noarch.rpm")));
+    assertThat(sha256(bytes("/repos/lazy-all/" + href))).isEqualTo(sha256(first)); // now stored: served from the blob
+    HttpResponse<byte[]> none = HTTP.send(HttpRequest.newBuilder(URI.create(server.base() + "/repos/lazy-all/members/m/lazy/nothing.rpm"))
+        .build(), HttpResponse.BodyHandlers.ofByteArray());
+    assertThat(none.statusCode()).isEqualTo(404);
   }
 
   @Test
