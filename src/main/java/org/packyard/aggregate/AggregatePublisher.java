@@ -63,6 +63,8 @@ final class AggregatePublisher {
   private ChunkTable chunks = ChunkTable.EMPTY;
   private String chunksOf;
   private volatile long publishes;
+  /** The last publish's package chunks: compressed, and reused from the publish before. */
+  private volatile int lastCompressed, lastReused;
 
   AggregatePublisher(RepositoryConfig repo, Aggregates.Engine engine, RepomdSigner signer) {
     this.repo = repo;
@@ -72,6 +74,11 @@ final class AggregatePublisher {
 
   long publishes() {
     return publishes;
+  }
+
+  /** {compressed, reused} package chunks of the last publish. */
+  int[] lastChunks() {
+    return new int[] {lastCompressed, lastReused};
   }
 
   /** Asks for a publish; the future (null: nobody waits) completes when one that started after this call ends. */
@@ -272,6 +279,8 @@ final class AggregatePublisher {
       chunks = r.table();
       chunksOf = pub.id();
       publishes++;
+      lastCompressed = r.chunksCompressed();
+      lastReused = r.chunksReused();
       LOG.info(repo.name() + ": published aggregate " + m.id() + " with " + pkgs.size() + " packages from " + present.size()
           + " members (chunks: " + r.chunksCompressed() + " compressed, " + r.chunksReused() + " reused; metadata "
           + (t1 - t0) / 1_000_000 + " ms, index " + (t2 - t1) / 1_000_000 + " ms, total " + (System.nanoTime() - t0) / 1_000_000 + " ms)");

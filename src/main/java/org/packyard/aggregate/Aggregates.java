@@ -102,6 +102,11 @@ public final class Aggregates implements AutoCloseable {
     return p == null ? 0 : p.publishes();
   }
 
+  /** {compressed, reused} package chunks of {@code aggregate}'s last publish by this process. */
+  int[] lastChunks(String aggregate) {
+    return publishers.get(aggregate).lastChunks();
+  }
+
   @Override
   public void close() {
     engine.worker().close();

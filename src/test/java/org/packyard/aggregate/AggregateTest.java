@@ -242,6 +242,20 @@ class AggregateTest {
   }
 
   @Test
+  @Order(6)
+  void apiSearchAndWebPages_showTheAggregateLikeAnyRepository() throws Exception {
+    var api = server.get("/api/v1/repositories/all");
+    assertThat(api.statusCode()).isEqualTo(200);
+    var json = new io.vertx.core.json.JsonObject(api.body());
+    assertThat(json.getValue("upstream")).isNull();
+    assertThat(json.getJsonObject("snapshot").getInteger("packages")).isEqualTo(5);
+    var page = server.get("/ui/repos/all");
+    assertThat(page.statusCode()).isEqualTo(200);
+    assertThat(page.body()).contains("aggregate of m/a, m/b");
+    assertThat(server.get("/api/v1/search?q=pky-extra").body()).contains("\"all\"");
+  }
+
+  @Test
   @Order(7)
   void noChangeInTheMembers_publishesNothing() throws Exception {
     var aggregates = server.server.services().aggregates;
