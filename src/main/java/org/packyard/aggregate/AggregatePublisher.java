@@ -105,10 +105,14 @@ final class AggregatePublisher {
       waiting.clear();
       again = false;
     }
-    engine.blocking(() -> {
-      publishNow();
-      return null;
-    }).onComplete(ar -> {
+    // The right to publish first, off the worker (as a hosted publish takes it); null: another replica publishes it.
+    engine.gate().enter(repo.name()).compose(pass -> pass == null
+        ? Future.<Void>succeededFuture()
+        : engine.blocking(() -> {
+          publishNow(pass);
+          return (Void) null;
+        }).transform(ar -> pass.leave().transform(v -> ar.succeeded() ? Future.<Void>succeededFuture() : Future.<Void>failedFuture(ar.cause()))))
+        .onComplete(ar -> {
       if (ar.failed()) LOG.warning(repo.name() + ": cannot publish the aggregate: " + ar.cause().getMessage());
       for (Promise<Void> p : batch) {
         if (ar.succeeded()) p.tryComplete();
@@ -124,7 +128,7 @@ final class AggregatePublisher {
   }
 
   /** Publishes the union of the members' current snapshots, unless the aggregate already serves it. Blocking. */
-  private void publishNow() throws Exception {
+  private void publishNow(SyncGate.Pass pass) throws Exception {
     Catalog.View view = engine.catalog().view();
     List<Served> present = new ArrayList<>();
     StringBuilder fingerprint = new StringBuilder();
@@ -137,25 +141,16 @@ final class AggregatePublisher {
     Served self = view.repository(repo.name());
     if (self != null && fingerprint.toString().equals(readString(self.snapshot().indexDir().resolve(MEMBERS)))) return;
     boolean reuse = load(present);
-    SyncGate.Pass pass = engine.gate().enter(repo.name()).toCompletionStage().toCompletableFuture().join();
-    if (pass == null) {
-      LOG.info(repo.name() + ": another replica is publishing the aggregate");
-      return;
-    }
+    if (self == null) chunks = ChunkTable.EMPTY;
+    else if (!self.snapshot().id().equals(chunksOf)) chunks = readChunks(self.snapshot());
+    if (!reuse) chunks = ChunkTable.EMPTY;
     try {
-      if (self == null) chunks = ChunkTable.EMPTY;
-      else if (!self.snapshot().id().equals(chunksOf)) chunks = readChunks(self.snapshot());
-      if (!reuse) chunks = ChunkTable.EMPTY;
-      try {
-        write(present, fingerprint.toString(), pass);
-      } catch (IOException e) {
-        if (chunks == ChunkTable.EMPTY) throw e;
-        LOG.info(repo.name() + ": publishing without reusing the last publish's chunks: " + e.getMessage());
-        chunks = ChunkTable.EMPTY;
-        write(present, fingerprint.toString(), pass);
-      }
-    } finally {
-      pass.leave();
+      write(present, fingerprint.toString(), pass);
+    } catch (IOException e) {
+      if (chunks == ChunkTable.EMPTY) throw e;
+      LOG.info(repo.name() + ": publishing without reusing the last publish's chunks: " + e.getMessage());
+      chunks = ChunkTable.EMPTY;
+      write(present, fingerprint.toString(), pass);
     }
   }
 
