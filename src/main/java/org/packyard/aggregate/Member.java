@@ -79,9 +79,10 @@ record Member(String name, String snapshotId, List<Pkg> packages, List<Updateinf
           String rewritten = x.substring(0, h) + prefix + x.substring(h);
           element = rewritten.getBytes(StandardCharsets.UTF_8);
         }
-        String epoch = Elements.unescape(Elements.attribute("<v " + version, "epoch"));
-        String nevra = name + "-" + (epoch == null || epoch.isEmpty() ? "0" : epoch) + ":" + Elements.unescape(Elements.attribute("<v " + version, "ver"))
-            + "-" + Elements.unescape(Elements.attribute("<v " + version, "rel")) + "." + arch;
+        String v = "<v " + version;
+        String epoch = Elements.unescape(Elements.attribute(v, "epoch"));
+        String nevra = name + "-" + (epoch == null || epoch.isEmpty() ? "0" : epoch) + ":" + Elements.unescape(Elements.attribute(v, "ver"))
+            + "-" + Elements.unescape(Elements.attribute(v, "rel")) + "." + arch;
         byte[] fl = filelists.get(pkgId), ot = other.get(pkgId);
         if (fl == null || ot == null) throw new IOException(where + ": package " + pkgId + " is missing from filelists or other");
         pkgs.add(new Pkg(nevra, new PackageXml(pkgId, name, arch, href, element, fl, ot)));
@@ -109,7 +110,7 @@ record Member(String name, String snapshotId, List<Pkg> packages, List<Updateinf
   private static String group(Pattern p, String x, String what, String where) throws IOException {
     Matcher m = p.matcher(x);
     if (!m.find()) throw new IOException(where + ": a primary element has no " + what);
-    return m.group(1 <= m.groupCount() ? 1 : 0);
+    return m.group(1);
   }
 
   /** The decompressed content of a stored metadata file. Blocking. */
