@@ -76,7 +76,7 @@ public final class RepositoriesApi {
     Served s = catalog.view().repository(r.name());
     return new JsonObject()
         .put("name", r.name())
-        .put("upstream", r.hosted() ? null : r.upstream().toString())
+        .put("upstream", r.published() ? null : r.upstream().toString())
         .put("policy", r.policy().key())
         .put("branch", r.branch())
         .put("channel", r.channel().key())
@@ -140,8 +140,9 @@ public final class RepositoriesApi {
             ? Future.succeededFuture(r)
             : Future.failedFuture(who.anonymous() ? HttpError.unauthorized("credentials required")
                 : HttpError.forbidden("triggering a sync needs the editor role on " + r.name()))))
-        .compose(r -> r.hosted() ? Future.failedFuture(new HttpError(409, r.name()
-            + " is a hosted repository: it has no upstream to sync; its snapshots are published by uploads")) : Future.succeededFuture(r))
+        .compose(r -> r.published() ? Future.failedFuture(new HttpError(409, r.name() + (r.hosted()
+            ? " is a hosted repository: it has no upstream to sync; its snapshots are published by uploads"
+            : " is an aggregate: it has no upstream to sync; it publishes when a member does"))) : Future.succeededFuture(r))
         .onFailure(ctx::fail).onSuccess(r -> sync(ctx, r));
   }
 

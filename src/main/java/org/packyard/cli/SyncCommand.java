@@ -41,7 +41,7 @@ final class SyncCommand implements Callable<Integer> {
       return 2;
     }
     List<RepositoryConfig> repos = new ArrayList<>();
-    if (names.isEmpty()) for (RepositoryConfig r : config.repositories()) if (!r.hosted()) repos.add(r);
+    if (names.isEmpty()) for (RepositoryConfig r : config.repositories()) if (!r.published()) repos.add(r);
     for (String n : names) {
       RepositoryConfig r = config.repository(n);
       if (r == null) {

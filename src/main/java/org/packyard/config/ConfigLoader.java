@@ -43,7 +43,7 @@ public final class ConfigLoader {
       "branch", "channel", "sync_every", "access", "include", "exclude", "arches", "retain", "max_concurrency",
       "fixed_concurrency", "tls_ca_file", "tls_client_cert", "tls_client_key", "proxy", "allow_private_mirrors",
       "metadata_compression", "signing_key", "signing_passphrase_file", "package_keys",
-      "retain_snapshots", "max_upload_size");
+      "retain_snapshots", "max_upload_size", "aggregate");
   /** Read where it is used, not a setting of its own: the signing key's passphrase. */
   static final String SIGNING_PASSPHRASE = "PACKYARD_SIGNING_PASSPHRASE";
   private static final YAMLMapper YAML = new YAMLMapper();
@@ -292,13 +292,14 @@ public final class ConfigLoader {
     String every = text(node, "sync_every", where, null);
     String access = text(node, "access", where, null);
     boolean hosted = Policy.HOSTED.key().equals(policy);
+    List<String> aggregate = node.has("aggregate") ? list(node, "aggregate", where) : null;
     String maxUpload = text(node, "max_upload_size", where, null);
     try {
       if (!hosted && (node.has("retain_snapshots") || maxUpload != null)) {
         throw new ConfigException(where + ": retain_snapshots and max_upload_size apply to policy: hosted only");
       }
       return new RepositoryConfig(name,
-          hosted ? hostedUpstream(node, where) : upstream(node, where, file),
+          hosted || aggregate != null ? hostedUpstream(node, where, aggregate != null) : upstream(node, where, file),
           policy == null ? null : Policy.parse(where, policy),
           text(node, "branch", where, null),
           channel == null ? null : Channel.parse(where, channel),
@@ -312,7 +313,8 @@ public final class ConfigLoader {
               path(node, "tls_client_key", where, file), uri(node, "proxy", where, file)),
           signing.publishing(node, where),
           new Hosting(integer(node, "retain_snapshots", where, Hosting.DEFAULT_RETAIN),
-              maxUpload == null ? topMaxUpload : Sizes.parse(where + ": max_upload_size", maxUpload)));
+              maxUpload == null ? topMaxUpload : Sizes.parse(where + ": max_upload_size", maxUpload)),
+          aggregate);
     } catch (ConfigException e) {
       throw e.getMessage().startsWith(where) ? e : new ConfigException(where + ": " + e.getMessage());
     }
@@ -386,9 +388,10 @@ public final class ConfigLoader {
     }
   }
 
-  /** A hosted repository has none: naming one is a mistake worth stopping for. */
-  private static Upstream hostedUpstream(JsonNode node, String where) {
+  /** A hosted repository or an aggregate has none: naming one is a mistake worth stopping for. */
+  private static Upstream hostedUpstream(JsonNode node, String where, boolean aggregate) {
     for (String k : List.of("upstream", "metalink", "mirrorlist")) {
+      if (node.has(k) && aggregate) throw new ConfigException(where + ": aggregate: an aggregate has no " + k + " (it serves its members)");
       if (node.has(k)) throw new ConfigException(where + ": a hosted repository has no " + k + " (its packages are uploaded)");
     }
     return null;

@@ -101,6 +101,9 @@ public record PackyardConfig(Listen listen, Path data, List<RepositoryConfig> re
         }
       }
     }
+    Map<String, RepositoryConfig> byName = new HashMap<>();
+    for (RepositoryConfig r : repositories) byName.put(r.name(), r);
+    checkAggregates(repositories, byName);
     // One path under /repos/ names at most one repository (as Pulp refuses overlapping base paths):
     // otherwise a hidden repository inside a public one would answer differently from a missing one.
     for (RepositoryConfig r : repositories) {
@@ -109,6 +112,30 @@ public record PackyardConfig(Listen listen, Path data, List<RepositoryConfig> re
         if (names.containsKey(n.substring(0, i))) {
           throw new ConfigException("repository " + r.name() + " is inside repository " + n.substring(0, i)
               + " (/repos/" + n.substring(0, i) + "/); repository paths must not nest");
+        }
+      }
+    }
+  }
+
+  /**
+   * An aggregate's members must be configured, must not be aggregates themselves (which also rules
+   * out cycles), and a public aggregate must not show a private member's packages.
+   */
+  private static void checkAggregates(List<RepositoryConfig> repositories, Map<String, RepositoryConfig> byName) {
+    for (RepositoryConfig r : repositories) {
+      if (!r.aggregated()) continue;
+      for (String m : r.aggregate()) {
+        RepositoryConfig member = byName.get(m);
+        String at = "repository " + r.name() + ": aggregate: member " + m;
+        if (member == null) throw new ConfigException(at + " is not a configured repository");
+        if (member.name().equals(r.name())) throw new ConfigException(at + " is the aggregate itself (a cycle)");
+        if (member.aggregated()) {
+          throw new ConfigException(at + " is an aggregate" + (member.aggregate().contains(r.name()) ? " of " + r.name() + " (a cycle)" : "")
+              + "; an aggregate's members are mirrored, hosted or filtered repositories");
+        }
+        if (r.access() == Access.PUBLIC && member.access() != Access.PUBLIC) {
+          throw new ConfigException(at + " is private but the aggregate is public (it would show the member's packages to anyone);"
+              + " make the aggregate access: private");
         }
       }
     }

@@ -8,7 +8,9 @@ import java.util.regex.Pattern;
  * One configured repository. {@code branch} is null when the repository is not on the
  * mdapi-compatible API; {@code syncEvery} is null when it is only synced on demand;
  * {@code publishing} says how Packyard writes and signs the metadata it makes for it;
- * {@code upstream} is null for a {@link Policy#HOSTED hosted} one, whose settings are {@code hosting}.
+ * {@code upstream} is null for a {@link Policy#HOSTED hosted} one, whose settings are {@code hosting},
+ * and for an aggregate, whose {@code aggregate} names its members in priority order (null for
+ * every other repository; see {@link PackyardConfig} for the checks across repositories).
  */
 public record RepositoryConfig(
     String name,
@@ -21,7 +23,8 @@ public record RepositoryConfig(
     Filters filters,
     Transfer transfer,
     Publishing publishing,
-    Hosting hosting) {
+    Hosting hosting,
+    java.util.List<String> aggregate) {
 
   private static final Pattern NAME = Pattern.compile("[a-z0-9._-]+(/[a-z0-9._-]+)*");
   private static final Pattern BRANCH = Pattern.compile("[A-Za-z0-9._-]{1,64}");
@@ -33,7 +36,19 @@ public record RepositoryConfig(
     for (String seg : name.split("/")) {
       if (seg.equals(".") || seg.equals("..")) throw new ConfigException("repository name must not contain '" + seg + "' segments: " + name);
     }
-    if (upstream == null && policy != Policy.HOSTED) throw new ConfigException("repository " + name + ": upstream is required");
+    if (aggregate != null) {
+      aggregate = java.util.List.copyOf(aggregate);
+      if (aggregate.isEmpty()) throw new ConfigException("repository " + name + ": aggregate: names no member");
+      if (upstream != null) throw new ConfigException("repository " + name + ": aggregate: an aggregate has no upstream (it serves its members)");
+      if (policy != null && policy != Policy.IMMEDIATE) {
+        throw new ConfigException("repository " + name + ": aggregate: an aggregate has no policy (it serves its members' packages), got: " + policy.key());
+      }
+      if (syncEvery != null) throw new ConfigException("repository " + name + ": aggregate: an aggregate is not synced, so sync_every does not apply");
+      if (new java.util.HashSet<>(aggregate).size() != aggregate.size()) {
+        throw new ConfigException("repository " + name + ": aggregate: a member is named twice: " + aggregate);
+      }
+    }
+    if (upstream == null && policy != Policy.HOSTED && aggregate == null) throw new ConfigException("repository " + name + ": upstream is required");
     if (upstream != null && policy == Policy.HOSTED) {
       throw new ConfigException("repository " + name + ": a hosted repository has no upstream (its packages are uploaded)");
     }
@@ -55,6 +70,27 @@ public record RepositoryConfig(
     if (hosting == null) hosting = Hosting.DEFAULT;
   }
 
+  /** A repository that is not an aggregate. */
+  public RepositoryConfig(String name, Upstream upstream, Policy policy, String branch, Channel channel, Duration syncEvery,
+      Access access, Filters filters, Transfer transfer, Publishing publishing, Hosting hosting) {
+    this(name, upstream, policy, branch, channel, syncEvery, access, filters, transfer, publishing, hosting, null);
+  }
+
+  /** An aggregate of {@code members} (in priority order) with default settings. */
+  public static RepositoryConfig aggregate(String name, java.util.List<String> members, Access access) {
+    return new RepositoryConfig(name, null, null, null, null, null, access, null, null, null, null, members);
+  }
+
+  /** Whether it serves the union of other repositories ({@code aggregate: [...]}). */
+  public boolean aggregated() {
+    return aggregate != null;
+  }
+
+  /** Whether Packyard writes its metadata (hosted repositories and aggregates): it is never synced from an upstream. */
+  public boolean published() {
+    return hosted() || aggregated();
+  }
+
   /** A repository with the default publishing settings. */
   public RepositoryConfig(String name, Upstream upstream, Policy policy, String branch, Channel channel,
       Duration syncEvery, Access access, Filters filters, Transfer transfer) {
@@ -68,15 +104,15 @@ public record RepositoryConfig(
   }
 
   public RepositoryConfig withFilters(Filters f) {
-    return new RepositoryConfig(name, upstream, policy, branch, channel, syncEvery, access, f, transfer, publishing, hosting);
+    return new RepositoryConfig(name, upstream, policy, branch, channel, syncEvery, access, f, transfer, publishing, hosting, aggregate);
   }
 
   public RepositoryConfig withTransfer(Transfer t) {
-    return new RepositoryConfig(name, upstream, policy, branch, channel, syncEvery, access, filters, t, publishing, hosting);
+    return new RepositoryConfig(name, upstream, policy, branch, channel, syncEvery, access, filters, t, publishing, hosting, aggregate);
   }
 
   public RepositoryConfig withPolicy(Policy p) {
-    return new RepositoryConfig(name, upstream, p, branch, channel, syncEvery, access, filters, transfer, publishing, hosting);
+    return new RepositoryConfig(name, upstream, p, branch, channel, syncEvery, access, filters, transfer, publishing, hosting, aggregate);
   }
 
   /** A hosted repository (no upstream) with default settings. */
@@ -91,7 +127,7 @@ public record RepositoryConfig(
 
   /** Whether Packyard signs this repository's repomd.xml (it writes the metadata of hosted repositories). */
   public boolean signedMetadata() {
-    return hosted() && publishing.signed();
+    return published() && publishing.signed();
   }
 
   /**
@@ -103,10 +139,10 @@ public record RepositoryConfig(
   }
 
   public RepositoryConfig withHosting(Hosting h) {
-    return new RepositoryConfig(name, upstream, policy, branch, channel, syncEvery, access, filters, transfer, publishing, h);
+    return new RepositoryConfig(name, upstream, policy, branch, channel, syncEvery, access, filters, transfer, publishing, h, aggregate);
   }
 
   public RepositoryConfig withPublishing(Publishing p) {
-    return new RepositoryConfig(name, upstream, policy, branch, channel, syncEvery, access, filters, transfer, p, hosting);
+    return new RepositoryConfig(name, upstream, policy, branch, channel, syncEvery, access, filters, transfer, p, hosting, aggregate);
   }
 }

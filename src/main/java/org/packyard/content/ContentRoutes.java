@@ -186,6 +186,7 @@ public final class ContentRoutes {
       TreeFile f = lookup(s, rel);
       if (f == null || !f.checksum().type().equals("sha256")) return null;
       if (s.config().policy() == Policy.ON_DEMAND && f.cache() == TreeFile.CacheClass.PACKAGE) return null;
+      if (s.config().aggregated() && f.cache() == TreeFile.CacheClass.PACKAGE && onDemandMember(s.config(), rel)) return null;
       if (redirects && f.cache() == TreeFile.CacheClass.PACKAGE) return null;
       MultiMap h = HttpHeaders.headers();
       headers(h, f, rel);
@@ -349,9 +350,10 @@ public final class ContentRoutes {
    */
   private void send(RoutingContext ctx, Served s, TreeFile f, String sha, ByteRange range, boolean head) {
     boolean onDemandPackage = s.config().policy() == Policy.ON_DEMAND && f.cache() == TreeFile.CacheClass.PACKAGE;
+    boolean memberPackage = s.config().aggregated() && f.cache() == TreeFile.CacheClass.PACKAGE;
     if (sha == null) {
       if (onDemandPackage) onDemand.serve(ctx, s, f, range, head);
-      else throw HttpError.notFound("Not Found");
+      else if (!(memberPackage && viaMember(ctx, s, f, range, head))) throw HttpError.notFound("Not Found");
       return;
     }
     if (redirects && f.cache() == TreeFile.CacheClass.PACKAGE && !head) {
@@ -366,16 +368,43 @@ public final class ContentRoutes {
       return;
     }
     Path blob = blobs.local(sha);
-    if (blob != null && (!onDemandPackage || Files.isRegularFile(blob))) {
+    if (blob != null && (!(onDemandPackage || memberPackage) || Files.isRegularFile(blob))) {
       sendFile(ctx, s, f, blob, range, head);
-    } else if (head && !onDemandPackage) {
+    } else if (head && !onDemandPackage && !memberPackage) {
       sendFile(ctx, s, f, null, range, true); // HEAD is answered from the snapshot's metadata
     } else {
       blobs.fetch(sha).onSuccess(p -> sendFile(ctx, s, f, p, range, head)).onFailure(e -> {
         if (e instanceof NoSuchFileException && onDemandPackage) onDemand.serve(ctx, s, f, range, head);
-        else failBlob(ctx, s, f, e);
+        else if (!(e instanceof NoSuchFileException && memberPackage && viaMember(ctx, s, f, range, head))) failBlob(ctx, s, f, e);
       });
     }
+  }
+
+  /** Whether the aggregate's package at {@code rel} is an on-demand member's (it may not be stored yet). */
+  private boolean onDemandMember(RepositoryConfig aggregate, String rel) {
+    for (String m : aggregate.aggregate()) {
+      RepositoryConfig r = byName.get(m);
+      if (rel.startsWith("members/" + m + "/")) return r != null && r.policy() == Policy.ON_DEMAND;
+    }
+    return false;
+  }
+
+  /**
+   * An aggregate's package that is not stored (its member fetches packages on demand): served as
+   * the member serves it, from the member's upstream. False when no on-demand member holds it.
+   */
+  private boolean viaMember(RoutingContext ctx, Served s, TreeFile f, ByteRange range, boolean head) {
+    for (String m : s.config().aggregate()) {
+      String prefix = "members/" + m + "/";
+      if (!f.href().startsWith(prefix)) continue;
+      Served member = catalog.view().repository(m);
+      if (member == null || member.config().policy() != Policy.ON_DEMAND) return false;
+      TreeFile mf = lookup(member, f.href().substring(prefix.length()));
+      if (mf == null) return false;
+      onDemand.serve(ctx, member, mf, range, head);
+      return true;
+    }
+    return false;
   }
 
   /** A 302 to a presigned URL of the blob (valid minutes, so not to be cached). */

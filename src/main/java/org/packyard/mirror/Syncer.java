@@ -148,6 +148,7 @@ public final class Syncer implements AutoCloseable {
   /** Syncs {@code repo} once; joins the running sync of the same repository if there is one. */
   public Future<SyncResult> sync(RepositoryConfig repo, SyncListener listener) {
     if (repo.hosted()) return Future.failedFuture(new SyncException(repo.name() + ": a hosted repository is not synced", null));
+    if (repo.aggregated()) return Future.failedFuture(new SyncException(repo.name() + ": an aggregate is not synced (it follows its members)", null));
     synchronized (running) {
       Future<SyncResult> r = running.get(repo.name());
       if (r != null) return r;

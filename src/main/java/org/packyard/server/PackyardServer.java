@@ -114,6 +114,7 @@ public final class PackyardServer implements AutoCloseable {
       PackyardServer s = new PackyardServer(vertx, new Services(vertx, config, clock, t), telemetry == null);
       s.catalog.loadAll();
       s.services.shared.refreshAll(); // what other replicas published while this one was down
+      s.services.aggregates.publishAll(); // members that published while this process was down (in the background)
       return s;
     }).compose(s -> s.listen().map(s));
   }
@@ -243,7 +244,7 @@ public final class PackyardServer implements AutoCloseable {
    */
   public void startBackgroundSyncs() {
     for (RepositoryConfig r : config.repositories()) {
-      if (r.hosted()) continue; // published by its uploads
+      if (r.published()) continue; // published by its uploads, or (an aggregate) by its members' publishes
       if (catalog.view().repository(r.name()) == null) syncInBackground(r);
       if (r.syncEvery() != null) {
         timers.add(vertx.setPeriodic(r.syncEvery().toMillis(), t -> syncInBackground(r)));

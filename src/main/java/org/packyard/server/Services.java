@@ -62,6 +62,8 @@ public final class Services implements AutoCloseable {
   /** One thread for the collector: a run may take minutes on S3, and never more than one runs. */
   private final io.vertx.core.WorkerExecutor blobGcWorker;
   private final long blobGcTimer;
+  /** The aggregates: each publishes when one of its members does. */
+  public final org.packyard.aggregate.Aggregates aggregates;
 
   public Services(Vertx vertx, PackyardConfig config, Clock clock) throws IOException {
     this(vertx, config, clock, Telemetry.off());
@@ -94,6 +96,8 @@ public final class Services implements AutoCloseable {
     // Hosted publishes take the same per-repository lease a sync would: one publisher among the replicas.
     this.hosted = new HostedRepositories(vertx, config, blobs, snapshots, catalog,
         new SyncLeases(vertx, state, shared, SyncLeases.Timing.DEFAULT), this::published, clock, database.access(), feed);
+    this.aggregates = new org.packyard.aggregate.Aggregates(vertx, config, blobs, snapshots, catalog,
+        new SyncLeases(vertx, state, shared, SyncLeases.Timing.DEFAULT), this::published, clock);
     this.access = new AccessControl(vertx, database.access(), directory(vertx, config, clock, telemetry), clock);
     access.reload();
     database.onChange(StateDatabase.Topic.ACCESS, v -> access.changed());
@@ -146,6 +150,7 @@ public final class Services implements AutoCloseable {
     org.packyard.catalog.Served before = catalog.view().repository(p.repository());
     catalog.install(p);
     feed.published(before == null ? null : before.snapshot(), p);
+    if (aggregates != null) aggregates.memberPublished(p.repository());
   }
 
   private static Directory directory(Vertx vertx, PackyardConfig config, Clock clock, Telemetry telemetry) {
@@ -165,6 +170,7 @@ public final class Services implements AutoCloseable {
     access.store().close();
     syncer.close();
     hosted.close();
+    aggregates.close();
     upstreams.close();
     catalog.close();
     feed.close();

@@ -249,8 +249,9 @@ final class BrowsePages {
       String filter = q.isEmpty() ? "" : "q=" + Format.query(q) + "&";
       String prev = from == 0 ? null : href + "?" + filter + "from=" + Math.max(0, from - PAGE);
       String next = more ? href + "?" + filter + "from=" + (from + PAGE) : null;
-      Model.RepoPage page = new Model.RepoPage(row(r), r.hosted() ? null : r.upstream().toString() /* credentials masked by Upstream */,
-          r.branch(), r.channel().key(), repoFile(base, r, v), editor && !r.hosted(), snaps, runs, q, pkgs, prev, next,
+      Model.RepoPage page = new Model.RepoPage(row(r), r.hosted() ? null : r.aggregated() ? "aggregate of " + String.join(", ", r.aggregate())
+          : r.upstream().toString() /* credentials masked by Upstream */,
+          r.branch(), r.channel().key(), repoFile(base, r, v), editor && !r.published(), snaps, runs, q, pkgs, prev, next,
           href + ":events", href + ":sync", notice(ctx), r.hosted(), canUpload, href + "/packages/", href + ":delete");
       return Web.render(out -> JterepoGenerated.render(out, null, v.chrome(name, "repo"), page));
     });
@@ -338,6 +339,7 @@ final class BrowsePages {
             : HttpError.forbidden("syncing needs the editor role on " + name);
       }
       if (r.hosted()) throw new HttpError(409, name + " is hosted: it has no upstream to sync; its packages are uploaded");
+      if (r.aggregated()) throw new HttpError(409, name + " is an aggregate: it has no upstream to sync; it publishes when a member does");
       return r;
     }).onFailure(ctx::fail).onSuccess(r -> {
       syncer.sync(r, SyncListener.NONE).onFailure(e -> LOG.warning("sync failed: " + e.getMessage()));

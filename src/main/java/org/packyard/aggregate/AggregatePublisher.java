@@ -1,0 +1,361 @@
+package org.packyard.aggregate;
+
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.logging.Logger;
+import org.packyard.catalog.Catalog;
+import org.packyard.catalog.Served;
+import org.packyard.config.MetadataCompression;
+import org.packyard.config.RepositoryConfig;
+import org.packyard.index.IndexBuilder;
+import org.packyard.index.XmlSource;
+import org.packyard.mirror.SyncGate;
+import org.packyard.publish.ChunkTable;
+import org.packyard.publish.MetadataFile;
+import org.packyard.publish.PackageXml;
+import org.packyard.publish.RepoWriter;
+import org.packyard.publish.RepomdSigner;
+import org.packyard.publish.RepomdXml;
+import org.packyard.rpm.Checksum;
+import org.packyard.rpm.Compression;
+import org.packyard.store.Manifest;
+import org.packyard.store.SnapshotStore;
+import org.packyard.store.SnapshotStore.Published;
+
+/**
+ * Publishes one aggregate: one publish at a time; requests that arrive meanwhile coalesce into
+ * the one next publish, which reads the members' snapshots as they are when it starts. A publish
+ * whose members did not change since the aggregate's snapshot was made does nothing. Each member
+ * snapshot is loaded once and kept (its packages' elements, advisories, comps); the chunk table
+ * of the last publish lets {@link RepoWriter} reuse every chunk whose packages did not change.
+ */
+final class AggregatePublisher {
+  private static final Logger LOG = Logger.getLogger(AggregatePublisher.class.getName());
+  /** Callers waiting for the next publish beyond which a request is refused (internal triggers never wait). */
+  static final int MAX_WAITING = 256;
+  /** In the index directory of an aggregate snapshot: the chunk table, and the member snapshots it was made from. */
+  static final String CHUNKS = "aggregate-chunks.bin";
+  static final String MEMBERS = "aggregate-members.txt";
+
+  private final RepositoryConfig repo;
+  private final Aggregates.Engine engine;
+  private final RepomdSigner signer;
+  private final List<Promise<Void>> waiting = new ArrayList<>();
+  private boolean running, again;
+  /** Owned by the publish in progress. */
+  private final Map<String, Member> members = new HashMap<>();
+  private ChunkTable chunks = ChunkTable.EMPTY;
+  private String chunksOf;
+  private volatile long publishes;
+  /** The last publish's package chunks: compressed, and reused from the publish before. */
+  private volatile int lastCompressed, lastReused;
+
+  AggregatePublisher(RepositoryConfig repo, Aggregates.Engine engine, RepomdSigner signer) {
+    this.repo = repo;
+    this.engine = engine;
+    this.signer = signer;
+  }
+
+  long publishes() {
+    return publishes;
+  }
+
+  /** {compressed, reused} package chunks of the last publish. */
+  int[] lastChunks() {
+    return new int[] {lastCompressed, lastReused};
+  }
+
+  /** Asks for a publish; the future (null: nobody waits) completes when one that started after this call ends. */
+  Future<Void> request(boolean wait) {
+    Promise<Void> p = wait ? Promise.promise() : null;
+    boolean start;
+    synchronized (waiting) {
+      if (p != null) {
+        if (waiting.size() >= MAX_WAITING) return Future.failedFuture(new IllegalStateException(repo.name() + ": too many waiting for a publish"));
+        waiting.add(p);
+      }
+      start = !running;
+      if (running) again = true;
+      running = true;
+    }
+    if (start) next();
+    return p == null ? Future.succeededFuture() : p.future();
+  }
+
+  private void next() {
+    List<Promise<Void>> batch;
+    synchronized (waiting) {
+      batch = new ArrayList<>(waiting);
+      waiting.clear();
+      again = false;
+    }
+    // The right to publish first, off the worker (as a hosted publish takes it); null: another replica publishes it.
+    engine.gate().enter(repo.name()).compose(pass -> pass == null
+        ? Future.<Void>succeededFuture()
+        : engine.blocking(() -> {
+          publishNow(pass);
+          return (Void) null;
+        }).transform(ar -> pass.leave().transform(v -> ar.succeeded() ? Future.<Void>succeededFuture() : Future.<Void>failedFuture(ar.cause()))))
+        .onComplete(ar -> {
+      if (ar.failed()) LOG.warning(repo.name() + ": cannot publish the aggregate: " + ar.cause().getMessage());
+      for (Promise<Void> p : batch) {
+        if (ar.succeeded()) p.tryComplete();
+        else p.tryFail(ar.cause());
+      }
+      boolean more;
+      synchronized (waiting) {
+        more = again || !waiting.isEmpty();
+        if (!more) running = false;
+      }
+      if (more) next();
+    });
+  }
+
+  /** Publishes the union of the members' current snapshots, unless the aggregate already serves it. Blocking. */
+  private void publishNow(SyncGate.Pass pass) throws Exception {
+    Catalog.View view = engine.catalog().view();
+    List<Served> present = new ArrayList<>();
+    StringBuilder fingerprint = new StringBuilder();
+    for (String m : repo.aggregate()) {
+      Served s = view.repository(m);
+      fingerprint.append(m).append('@').append(s == null ? "-" : s.snapshot().id()).append('\n');
+      if (s != null) present.add(s);
+    }
+    if (present.isEmpty()) return; // no member has published yet
+    Served self = view.repository(repo.name());
+    if (self != null && fingerprint.toString().equals(readString(self.snapshot().indexDir().resolve(MEMBERS)))) return;
+    boolean reuse = load(present);
+    if (self == null) chunks = ChunkTable.EMPTY;
+    else if (!self.snapshot().id().equals(chunksOf)) chunks = readChunks(self.snapshot());
+    if (!reuse) chunks = ChunkTable.EMPTY;
+    try {
+      write(present, fingerprint.toString(), pass);
+    } catch (IOException e) {
+      if (chunks == ChunkTable.EMPTY) throw e;
+      LOG.info(repo.name() + ": publishing without reusing the last publish's chunks: " + e.getMessage());
+      chunks = ChunkTable.EMPTY;
+      write(present, fingerprint.toString(), pass);
+    }
+  }
+
+  /**
+   * Loads the members whose snapshot changed and forgets the others. Returns false when a package
+   * kept its pkgId and location but not its XML (a member's metadata was rewritten): the chunks
+   * holding it must not be reused.
+   */
+  private boolean load(List<Served> present) throws IOException {
+    boolean reuse = true;
+    Set<String> names = new HashSet<>();
+    for (Served s : present) {
+      names.add(s.name());
+      Member old = members.get(s.name());
+      if (old != null && old.snapshotId().equals(s.snapshot().id())) continue;
+      Member fresh = Member.load(s.snapshot(), engine.blobs());
+      if (old != null && !sameXml(old, fresh)) reuse = false;
+      members.put(s.name(), fresh);
+    }
+    members.keySet().retainAll(names);
+    return reuse;
+  }
+
+  private static boolean sameXml(Member old, Member fresh) {
+    Map<String, PackageXml> before = new HashMap<>();
+    for (Member.Pkg p : old.packages()) before.put(p.xml().pkgId() + "\0" + p.xml().locationHref(), p.xml());
+    for (Member.Pkg p : fresh.packages()) {
+      PackageXml b = before.get(p.xml().pkgId() + "\0" + p.xml().locationHref());
+      if (b != null && !(Arrays.equals(b.primary(), p.xml().primary()) && Arrays.equals(b.filelists(), p.xml().filelists())
+          && Arrays.equals(b.other(), p.xml().other()))) return false;
+    }
+    return true;
+  }
+
+  /** The packages of the union: a NEVRA from the first member that has it; all versions kept; in {@link RepoWriter#ORDER}. */
+  private List<PackageXml> union(List<Served> present) {
+    Set<String> nevras = new HashSet<>(), ids = new HashSet<>();
+    List<PackageXml> out = new ArrayList<>();
+    for (Served s : present) {
+      for (Member.Pkg p : members.get(s.name()).packages()) {
+        if (!nevras.add(p.nevra())) continue;
+        if (!ids.add(p.xml().name() + "\0" + p.xml().pkgId())) continue;
+        out.add(p.xml());
+      }
+    }
+    out.sort(RepoWriter.ORDER);
+    return out;
+  }
+
+  private void write(List<Served> present, String fingerprint, SyncGate.Pass pass) throws IOException {
+    long t0 = System.nanoTime();
+    Instant now = engine.clock().instant();
+    MetadataCompression compression = repo.publishing().metadataCompression();
+    Path dir = engine.blobs().newTempDirectory();
+    SnapshotStore.Staging staging = null;
+    try {
+      List<PackageXml> pkgs = union(present);
+      RepoWriter.Result r = new RepoWriter(compression, RepoWriter.DEFAULT_CHUNK_PACKAGES).write(dir, pkgs, chunks, engine.blobs()::path);
+      List<MetadataFile> files = new ArrayList<>(r.files());
+      List<MetadataFile> commit = new ArrayList<>(r.files());
+      List<List<Updateinfo.Entry>> advisories = new ArrayList<>();
+      List<List<Comps.Entry>> comps = new ArrayList<>();
+      boolean anyUpdateinfo = false, anyComps = false;
+      for (Served s : present) {
+        Member m = members.get(s.name());
+        advisories.add(m.advisories());
+        comps.add(m.comps());
+        anyUpdateinfo |= m.files().containsKey("updateinfo");
+        anyComps |= !m.comps().isEmpty();
+      }
+      if (anyUpdateinfo) {
+        MetadataFile f = compressed(dir, "updateinfo", Updateinfo.write(Updateinfo.merge(advisories)), compression);
+        files.add(f);
+        commit.add(f);
+      }
+      if (anyComps) {
+        byte[] xml = Comps.write(Comps.merge(comps));
+        Path plain = dir.resolve("group.xml");
+        Files.write(plain, xml);
+        MetadataFile g = MetadataFile.of("group", "xml", plain);
+        MetadataFile gz = compressed(dir, "group_gz", xml, MetadataCompression.GZ);
+        files.add(g);
+        files.add(gz);
+        commit.add(g);
+        commit.add(gz);
+      }
+      Set<String> taken = new HashSet<>();
+      for (Served s : present) {
+        for (Manifest.FileRef f : s.snapshot().manifest().files()) {
+          if (Member.merged(f.type()) || !taken.add(f.type())) continue;
+          files.add(MetadataFile.of(f.type(), suffix(f), Member.blobPath(engine.blobs(), f.sha256()))); // the member's blob, as it is
+        }
+      }
+      List<Manifest.FileRef> refs = new ArrayList<>();
+      for (MetadataFile f : files) refs.add(new Manifest.FileRef(f.type(), f.location(), f.sha256(), f.size()));
+      for (MetadataFile f : commit) {
+        fsync(f.path());
+        engine.blobs().commit(f.path(), f.sha256());
+      }
+      String revision = Long.toString(now.getEpochSecond());
+      byte[] repomd = RepomdXml.write(revision, now, files);
+      String repomdSha = store(repomd);
+      refs.add(0, new Manifest.FileRef("repomd", "repodata/repomd.xml", repomdSha, repomd.length));
+      if (signer != null) {
+        byte[] asc = signer.sign(repomd);
+        byte[] key = signer.publicKey();
+        refs.add(1, new Manifest.FileRef("repomd_asc", "repodata/repomd.xml.asc", store(asc), asc.length));
+        refs.add(2, new Manifest.FileRef("repomd_key", "repodata/repomd.xml.key", store(key), key.length));
+      }
+      staging = engine.snapshots().stage(repo.name());
+      long t1 = System.nanoTime();
+      IndexBuilder.build(staging.indexDir(), source(r.files().get(0)), source(r.files().get(1)), source(r.files().get(2)),
+          engine.ingest(), engine.ingest(), n -> {});
+      long t2 = System.nanoTime();
+      Files.write(staging.indexDir().resolve(CHUNKS), r.table().toBytes());
+      Files.writeString(staging.indexDir().resolve(MEMBERS), fingerprint);
+      Manifest m = new Manifest(Manifest.FORMAT, repo.name(), engine.snapshots().newId(repomdSha), now.toString(), null, revision,
+          pkgs.size(), refs);
+      Published pub = pass.publish(staging, m);
+      staging = null;
+      chunks = r.table();
+      chunksOf = pub.id();
+      publishes++;
+      lastCompressed = r.chunksCompressed();
+      lastReused = r.chunksReused();
+      LOG.info(repo.name() + ": published aggregate " + m.id() + " with " + pkgs.size() + " packages from " + present.size()
+          + " members (chunks: " + r.chunksCompressed() + " compressed, " + r.chunksReused() + " reused; metadata "
+          + (t1 - t0) / 1_000_000 + " ms, index " + (t2 - t1) / 1_000_000 + " ms, total " + (System.nanoTime() - t0) / 1_000_000 + " ms)");
+      engine.onPublish().accept(pub);
+    } finally {
+      if (staging != null) engine.snapshots().discard(staging);
+      SnapshotStore.deleteTree(dir);
+    }
+  }
+
+  /** The suffix of a member's metadata file ({@code xml.gz}, {@code yaml.xz}...): its file name after {@code TYPE.}. */
+  static String suffix(Manifest.FileRef f) {
+    String name = f.href().substring(f.href().lastIndexOf('/') + 1);
+    int at = name.indexOf(f.type() + ".");
+    String s = at < 0 ? name.substring(name.indexOf('.') + 1) : name.substring(at + f.type().length() + 1);
+    return s.matches("[a-z0-9]{1,8}(\\.[a-z0-9]{1,8}){0,2}") ? s : "bin";
+  }
+
+  private static MetadataFile compressed(Path dir, String type, byte[] xml, MetadataCompression c) throws IOException {
+    Path p = dir.resolve(type + ".xml." + c.extension());
+    try (OutputStream out = compress(Files.newOutputStream(p, StandardOpenOption.CREATE_NEW), c)) {
+      out.write(xml);
+    }
+    return MetadataFile.of(type, "xml." + c.extension(), p);
+  }
+
+  private static OutputStream compress(OutputStream raw, MetadataCompression c) throws IOException {
+    return switch (c) {
+      case GZ -> new java.util.zip.GZIPOutputStream(raw, 1 << 16);
+      case ZST -> new com.github.luben.zstd.ZstdOutputStream(raw, 9);
+      case XZ -> new org.tukaani.xz.XZOutputStream(raw, new org.tukaani.xz.LZMA2Options(6), org.tukaani.xz.XZ.CHECK_CRC32);
+    };
+  }
+
+  private ChunkTable readChunks(Published p) {
+    try {
+      return ChunkTable.parse(Files.readAllBytes(p.indexDir().resolve(CHUNKS)));
+    } catch (IOException | RuntimeException e) {
+      return ChunkTable.EMPTY; // an unreadable table only costs this publish its reuse
+    }
+  }
+
+  private static String readString(Path p) {
+    try {
+      return Files.readString(p, StandardCharsets.UTF_8);
+    } catch (NoSuchFileException e) {
+      return null;
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  private XmlSource source(MetadataFile f) {
+    Path p = engine.blobs().path(f.sha256());
+    return new XmlSource() {
+      @Override
+      public java.io.InputStream open() throws IOException {
+        return Compression.decompress(Files.newInputStream(p));
+      }
+
+      @Override
+      public String describe() {
+        return repo.name() + " " + f.type();
+      }
+    };
+  }
+
+  private String store(byte[] bytes) throws IOException {
+    String sha = Checksum.sha256Hex(bytes);
+    if (engine.blobs().has(sha)) return sha;
+    Path tmp = engine.blobs().newTempFile();
+    Files.write(tmp, bytes);
+    fsync(tmp);
+    engine.blobs().commit(tmp, sha);
+    return sha;
+  }
+
+  private static void fsync(Path p) throws IOException {
+    try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ)) {
+      ch.force(true);
+    }
+  }
+}
