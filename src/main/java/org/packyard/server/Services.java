@@ -56,6 +56,8 @@ public final class Services implements AutoCloseable {
   private final long abandonedSweep;
   /** The hosted repositories: uploads, deletes and their publishes. */
   public final HostedRepositories hosted;
+  /** The advisories of every served snapshot with updateinfo, indexed on first use. */
+  public final org.packyard.advisory.Advisories advisories;
 
   public Services(Vertx vertx, PackyardConfig config, Clock clock) throws IOException {
     this(vertx, config, clock, Telemetry.off());
@@ -69,6 +71,7 @@ public final class Services implements AutoCloseable {
     this.clock = clock;
     Files.createDirectories(config.data());
     this.blobs = BlobStores.open(config, clock);
+    this.advisories = new org.packyard.advisory.Advisories(blobs::path);
     this.snapshots = new SnapshotStore(config.data(), KEEP_SNAPSHOTS, clock);
     for (org.packyard.config.RepositoryConfig r : config.repositories()) {
       if (r.hosted()) snapshots.retain(r.name(), r.hosting().retainSnapshots());
