@@ -68,7 +68,24 @@ class OpenApiContractTest {
   @BeforeAll
   static void start() throws Exception {
     Path up = tmp.resolve("up");
-    new RepoWriter().packages(RepoWriter.pkgs(RepoWriter.Pkg.withPayload("hello", "1.0-1", 1024))).write(up);
+    new RepoWriter().packages(RepoWriter.pkgs(RepoWriter.Pkg.withPayload("hello", "1.0-1", 1024))).doc("updateinfo", """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <updates>
+          <update from="security@example.org" status="stable" type="security" version="2.0">
+            <id>PKY-2025-0001</id>
+            <title>hello 1.0</title>
+            <issued date="2025-01-02 03:04:05"/>
+            <severity>Important</severity>
+            <description>Fixes a flaw.</description>
+            <references>
+              <reference href="https://www.cve.org/CVERecord?id=CVE-2025-0001" id="CVE-2025-0001" type="cve" title="CVE-2025-0001"/>
+            </references>
+            <pkglist><collection short="t"><name>t</name>
+              <package name="hello" version="1.0" release="1" epoch="0" arch="noarch"><filename>hello-1.0-1.noarch.rpm</filename></package>
+            </collection></pkglist>
+          </update>
+        </updates>
+        """).write(up);
     server = TestServer.start(tmp.resolve("data"), List.of(
         new RepositoryConfig("pubr", up.toUri(), Policy.IMMEDIATE, "pubb", Channel.RELEASE, null, Access.PUBLIC),
         new RepositoryConfig("team/prv", up.toUri(), Policy.IMMEDIATE, "prvb", Channel.RELEASE, null, Access.PRIVATE),
@@ -379,6 +396,15 @@ class OpenApiContractTest {
     call("searchPackages", 200, "GET", "/api/v1/search?q=nothing-like-it&limit=1", anon, null);
     call("searchPackages", 400, "GET", "/api/v1/search?q=hello&cursor=not-a-cursor", anon, null);
     call("getOpenApiDocument", 200, "GET", OpenApiRoutes.PATH, anon, null);
+    call("listAdvisories", 200, "GET", "/api/v1/advisories?cve=CVE-2025-0001", anon, null);
+    call("listAdvisories", 200, "GET", "/api/v1/advisories?type=security&limit=1", owner, null);
+    call("listAdvisories", 400, "GET", "/api/v1/advisories?severity=urgent", anon, null);
+    call("listRepositoryAdvisories", 200, "GET", "/api/v1/repositories/pubr/advisories?package=hello", anon, null);
+    call("listRepositoryAdvisories", 200, "GET", "/api/v1/repositories/team%2Fprv/advisories", owner, null);
+    call("listRepositoryAdvisories", 404, "GET", "/api/v1/repositories/team%2Fprv/advisories", anon, null);
+    call("listRepositoryAdvisories", 400, "GET", "/api/v1/repositories/pubr/advisories?cursor=nope", anon, null);
+    call("getAdvisory", 200, "GET", "/api/v1/repositories/pubr/advisories/PKY-2025-0001", anon, null);
+    call("getAdvisory", 404, "GET", "/api/v1/repositories/pubr/advisories/PKY-2025-9999", anon, null);
 
     Tools.require("rpmbuild", "rpm");
     Path built = Rpms.tiny(tmp.resolve("rpm"), "pky-contract", "1", 1_700_000_000L);
