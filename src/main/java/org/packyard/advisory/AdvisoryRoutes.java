@@ -9,7 +9,13 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import io.vertx.ext.web.handler.BodyHandler;
+import java.time.Clock;
+import java.util.function.BooleanSupplier;
 import org.packyard.access.AccessControl;
+import org.packyard.access.Role;
+import org.packyard.hosting.HostedRepositories;
+import org.packyard.store.StateUnavailableException;
 import org.packyard.access.Subject;
 import org.packyard.catalog.Catalog;
 import org.packyard.catalog.Served;
@@ -33,16 +39,28 @@ public final class AdvisoryRoutes {
   public static final int DEFAULT_LIMIT = 50;
   public static final int MAX_LIMIT = 500;
 
+  /** Largest JSON advisory accepted. */
+  public static final int MAX_JSON = 1 << 20;
+  /** Largest updateinfo.xml upload accepted. */
+  public static final int MAX_XML = 32 << 20;
+
   private final Catalog catalog;
   private final AccessControl access;
   private final ReaderPool readers;
   private final Advisories advisories;
+  private final HostedRepositories hosted;
+  private final Clock clock;
+  private final BooleanSupplier stateReachable;
 
-  public AdvisoryRoutes(Catalog catalog, AccessControl access, ReaderPool readers, Advisories advisories) {
+  public AdvisoryRoutes(Catalog catalog, AccessControl access, ReaderPool readers, Advisories advisories, HostedRepositories hosted,
+      Clock clock, BooleanSupplier stateReachable) {
     this.catalog = catalog;
     this.access = access;
     this.readers = readers;
     this.advisories = advisories;
+    this.hosted = hosted;
+    this.clock = clock;
+    this.stateReachable = stateReachable;
   }
 
   /** Mount before the repository routes: their {@code /api/v1/repositories/.+} would take these paths. */
@@ -51,6 +69,79 @@ public final class AdvisoryRoutes {
     router.getWithRegex("/api/v1/repositories/.+/advisories").setName("/api/v1/repositories/.+/advisories").handler(this::list);
     router.getWithRegex("/api/v1/repositories/.+/advisories/[^/]+").setName("/api/v1/repositories/.+/advisories/[^/]+")
         .handler(this::one);
+    router.putWithRegex("/api/v1/repositories/.+/advisories/[^/]+").setName("/api/v1/repositories/.+/advisories/[^/]+")
+        .handler(BodyHandler.create(false).setBodyLimit(MAX_JSON)).handler(this::put);
+    router.postWithRegex("/api/v1/repositories/.+/advisories").setName("/api/v1/repositories/.+/advisories")
+        .handler(BodyHandler.create(false).setBodyLimit(MAX_XML)).handler(this::upload);
+  }
+
+  /** The repository if {@code who} may add advisories to it; fails as the visibility rules say otherwise. */
+  private Future<RepositoryConfig> writable(Subject who, Target t) {
+    return readable(who, t).compose(r -> {
+      if (access.grant(who, Role.EDITOR, r.name()) == null) {
+        return Future.failedFuture(who.anonymous() ? HttpError.unauthorized("credentials required")
+            : HttpError.forbidden("adding advisories needs the editor role on " + r.name()));
+      }
+      if (!r.hosted()) {
+        return Future.failedFuture(new HttpError(409, r.name() + " mirrors an upstream (policy " + r.policy().key()
+            + "): its advisories are upstream's; advisories can be added to policy: hosted repositories only"));
+      }
+      if (!stateReachable.getAsBoolean()) {
+        return Future.failedFuture(new StateUnavailableException("the state database is unreachable", null));
+      }
+      return Future.succeededFuture(r);
+    });
+  }
+
+  /** {@code PUT .../advisories/{id}} with one advisory as JSON: 201 new, 200 replaced or unchanged. */
+  private void put(RoutingContext ctx) {
+    Target t;
+    try {
+      t = target(ctx.request().path());
+    } catch (HttpError e) {
+      ctx.fail(e);
+      return;
+    }
+    String body = ctx.body().asString();
+    access.subject(ctx).compose(who -> writable(who, t)).compose(r -> {
+      Advisory a;
+      try {
+        a = AdvisoryInput.parse(t.id(), body, clock.instant());
+      } catch (IllegalArgumentException e) {
+        return Future.failedFuture(HttpError.badRequest("advisory " + t.id() + ": " + e.getMessage()));
+      }
+      return hosted.putAdvisories(r, List.of(a), true);
+    }).onFailure(ctx::fail).onSuccess(o -> {
+      ctx.response().setStatusCode(o.status());
+      Responses.json(ctx, o.body().encode());
+    });
+  }
+
+  /** {@code POST .../advisories} with an updateinfo.xml (plain or compressed): adds or replaces each advisory in it. */
+  private void upload(RoutingContext ctx) {
+    Target t;
+    try {
+      t = target(ctx.request().path());
+    } catch (HttpError e) {
+      ctx.fail(e);
+      return;
+    }
+    io.vertx.core.buffer.Buffer body = ctx.body().buffer();
+    access.subject(ctx).compose(who -> writable(who, t)).compose(r -> readers.submit(() -> {
+      if (body == null || body.length() == 0) throw HttpError.badRequest("the body must be an updateinfo.xml document");
+      List<Advisory> list = new ArrayList<>();
+      int skipped;
+      try (java.io.InputStream in = org.packyard.rpm.Compression.decompress(new java.io.ByteArrayInputStream(body.getBytes()))) {
+        skipped = UpdateinfoReader.read(in, list::add);
+      } catch (UpdateinfoException | java.io.IOException e) {
+        throw HttpError.badRequest("updateinfo.xml: " + e.getMessage());
+      }
+      if (skipped > 0) throw HttpError.badRequest("updateinfo.xml: " + skipped + " <update> element(s) have no usable <id>");
+      return list;
+    }).compose(list -> hosted.putAdvisories(r, list, false))).onFailure(ctx::fail).onSuccess(o -> {
+      ctx.response().setStatusCode(o.status());
+      Responses.json(ctx, o.body().encode());
+    });
   }
 
   /** What a path names: the repository (null when no configured name matches) and the advisory id (null for the listing). */

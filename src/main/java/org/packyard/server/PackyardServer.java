@@ -218,7 +218,8 @@ public final class PackyardServer implements AutoCloseable {
     new PackagesApi(catalog, services.access, readers, slots).mount(router);
     onDemandContent.mount(router);
     new HostingRoutes(services.hosted, catalog, services.access, services.database::reachable).mount(router);
-    new org.packyard.advisory.AdvisoryRoutes(catalog, services.access, readers, services.advisories).mount(router);
+    new org.packyard.advisory.AdvisoryRoutes(catalog, services.access, readers, services.advisories, services.hosted, services.clock,
+        services.database::reachable).mount(router);
     new RepositoriesApi(catalog, services.access, services.snapshots, services.state, syncer, readers)
         .stateReachable(services.database::reachable).mount(router);
     new AccessRoutes(services.access, readers, telemetry).mount(router);

@@ -432,6 +432,29 @@ class OpenApiContractTest {
     callBody("deletePackage", 404, "DELETE", hosted + "pky-contract-1-1.noarch.rpm", owner, null);
     callBody("deletePackage", 400, "DELETE", hosted + "Packages%2Fp%2Fpky-contract-1-1.noarch.rpm", owner, null);
 
+    String adv = "{\"type\": \"security\", \"severity\": \"Low\", \"title\": \"t\", \"packages\": "
+        + "[{\"name\": \"pky-contract\", \"version\": \"1\", \"release\": \"1\", \"arch\": \"noarch\"}]}";
+    String advisories = "/api/v1/repositories/team%2Fhosted/advisories";
+    callBody("uploadPackage", 201, "PUT", hosted + "pky-contract-1-1.noarch.rpm", owner, rpm);
+    call("putAdvisory", 201, "PUT", advisories + "/PKY-H-1", owner, adv);
+    call("putAdvisory", 200, "PUT", advisories + "/PKY-H-1", owner, adv);
+    call("putAdvisory", 400, "PUT", advisories + "/PKY-H-2", owner, adv.replace("\"version\": \"1\"", "\"version\": \"2\""));
+    call("putAdvisory", 401, "PUT", advisories + "/PKY-H-1", anon, adv);
+    call("putAdvisory", 403, "PUT", advisories + "/PKY-H-1", stranger, adv);
+    call("putAdvisory", 404, "PUT", "/api/v1/repositories/team%2Fprv/advisories/PKY-H-1", stranger, adv);
+    call("putAdvisory", 409, "PUT", "/api/v1/repositories/pubr/advisories/PKY-H-1", owner, adv);
+    call("putAdvisory", 413, "PUT", advisories + "/PKY-H-1", owner, "{\"title\": \"" + "x".repeat(2 << 20) + "\"}");
+    String xml = "<updates><update type=\"bugfix\"><id>PKY-H-3</id><pkglist><collection short=\"c\"><package name=\"pky-contract\" "
+        + "version=\"1\" release=\"1\" arch=\"noarch\"/></collection></pkglist></update></updates>";
+    Body xmlBody = new Body(xml.getBytes(StandardCharsets.UTF_8), "application/xml");
+    callBody("uploadUpdateinfo", 200, "POST", advisories, owner, xmlBody);
+    callBody("uploadUpdateinfo", 400, "POST", advisories, owner, new Body("<nope/>".getBytes(StandardCharsets.UTF_8), "application/xml"));
+    callBody("uploadUpdateinfo", 401, "POST", advisories, anon, xmlBody);
+    callBody("uploadUpdateinfo", 403, "POST", advisories, stranger, xmlBody);
+    callBody("uploadUpdateinfo", 404, "POST", "/api/v1/repositories/team%2Fnop/advisories", owner, xmlBody);
+    callBody("uploadUpdateinfo", 409, "POST", "/api/v1/repositories/pubr/advisories", owner, xmlBody);
+    callBody("uploadUpdateinfo", 413, "POST", advisories, owner, new Body(new byte[33 << 20], "application/xml"));
+
     Set<String> operations = new TreeSet<>();
     doc.get("paths").forEach(p -> p.forEach(op -> {
       if (op.has("operationId")) operations.add(op.get("operationId").asText());

@@ -162,6 +162,16 @@ class AccessMatrixTest {
       entry("GET /api/v1/repositories/.+/advisories/[^/]+",
           get("/api/v1/repositories/{repo}/advisories/MX-1").readAccess(200, 404, 404),
           get("/api/v1/repositories/{repo}/advisories/MX-2").readAccess(404, 404, 404)),
+      entry("PUT /api/v1/repositories/.+/advisories/[^/]+",
+          new Probe("PUT", "/api/v1/repositories/{repo}/advisories/MX-9", "{}")
+              .expect(Target.PUBLIC, 401, 403, 403, 409)
+              .expect(Target.PRIVATE, 404, 404, 403, 409)
+              .expect(Target.MISSING, 404, 404, 404, 404)),
+      entry("POST /api/v1/repositories/.+/advisories",
+          new Probe("POST", "/api/v1/repositories/{repo}/advisories", "<updates/>")
+              .expect(Target.PUBLIC, 401, 403, 403, 409)
+              .expect(Target.PRIVATE, 404, 404, 403, 409)
+              .expect(Target.MISSING, 404, 404, 404, 404)),
       entry("GET /api/v1/repositories",
           get("/api/v1/repositories").status(200, 200, 200, 200).mentions(NO, NO, YES, YES)),
       entry("POST /api/v1/repositories/.+:sync",
