@@ -53,6 +53,7 @@ final class BrowsePages {
   private final ReaderPool readers;
   private final PackageSearch search;
   private final SyncProgress progress;
+  private final AdvisoryPages advisoryPages;
 
   BrowsePages(Web web, Services services, ReaderPool readers, PackageSearch search, SyncProgress progress) {
     this.web = web;
@@ -64,6 +65,7 @@ final class BrowsePages {
     this.readers = readers;
     this.search = search;
     this.progress = progress;
+    this.advisoryPages = new AdvisoryPages(services.catalog, services.advisories);
   }
 
   void mount(Router router, BodyHandler form, BiConsumer<RoutingContext, String> events) {
@@ -190,6 +192,13 @@ final class BrowsePages {
       repo(ctx, visitor, rest);
       return;
     }
+    if (advisoryPages.route(ctx, rest, (name, render) -> page(ctx, visitor, v -> {
+      RepositoryConfig r = readable(v, name);
+      if (r == null) throw HttpError.notFound("Not Found");
+      return render.apply(v);
+    }))) {
+      return;
+    }
     int at = rest.lastIndexOf("/packages/");
     if (at <= 0) {
       ctx.fail(HttpError.notFound("Not Found"));
@@ -238,7 +247,8 @@ final class BrowsePages {
       boolean canSync = access.grant(v.who(), Role.EDITOR, name) != null;
       Model.RepoPage page = new Model.RepoPage(row(r), (r.hosted() ? "hosted (packages are uploaded)" : r.upstream().toString()) /* credentials masked by Upstream */, r.branch(), r.channel().key(),
           repoFile(base, r, v), canSync, snaps, runs, q, pkgs, prev, next, href + ":events", href + ":sync",
-          ctx.request().getParam("synced") != null ? "Sync started: its progress shows below." : null);
+          ctx.request().getParam("synced") != null ? "Sync started: its progress shows below." : null,
+          s != null && org.packyard.advisory.Advisories.updateinfo(s.snapshot().manifest()) != null ? AdvisoryPages.listHref(name) : null);
       return Web.render(out -> JterepoGenerated.render(out, null, v.chrome(name, "repo"), page));
     });
   }
@@ -293,7 +303,8 @@ final class BrowsePages {
         s.index().release();
       }
       if (versions.isEmpty()) throw HttpError.notFound("Not Found");
-      Model.PackagePage page = new Model.PackagePage(repo, repoHref(repo), pkg, versions, "dnf install " + pkg);
+      Model.PackagePage page = new Model.PackagePage(repo, repoHref(repo), pkg, versions, "dnf install " + pkg,
+          advisoryPages.shipping(s, pkg));
       return Web.render(out -> JtepackageGenerated.render(out, null, v.chrome(pkg + " · " + repo, "package"), page));
     });
   }
