@@ -30,6 +30,7 @@ public final class AdvisoryIndex {
 
   private final Advisory[] all;
   private final Map<String, Integer> byId;
+  private final Map<String, Integer> byLowerId;
   private final Map<String, int[]> byCve;
   private final Map<String, int[]> byPackage;
 
@@ -39,11 +40,13 @@ public final class AdvisoryIndex {
     all = unique.values().toArray(Advisory[]::new);
     Arrays.sort(all, ORDER);
     byId = new HashMap<>(all.length * 2);
+    byLowerId = new HashMap<>(all.length * 2);
     Map<String, List<Integer>> cves = new HashMap<>();
     Map<String, List<Integer>> pkgs = new HashMap<>();
     for (int i = 0; i < all.length; i++) {
       Advisory a = all[i];
       byId.put(a.id(), i);
+      byLowerId.putIfAbsent(a.id().toLowerCase(Locale.ROOT), i);
       for (String c : a.cves()) add(cves, c.toUpperCase(Locale.ROOT), i);
       for (Advisory.Pkg p : a.packages()) add(pkgs, p.name(), i);
     }
@@ -78,6 +81,13 @@ public final class AdvisoryIndex {
   /** The advisory {@code id}, or null. */
   public Advisory get(String id) {
     Integer i = byId.get(id);
+    return i == null ? null : all[i];
+  }
+
+  /** The advisory {@code id} as written, else one whose id differs only in case; or null. */
+  public Advisory getIgnoreCase(String id) {
+    Integer i = byId.get(id);
+    if (i == null) i = byLowerId.get(id.toLowerCase(Locale.ROOT));
     return i == null ? null : all[i];
   }
 

@@ -51,6 +51,7 @@ public final class AdvisoryRoutes {
   private final HostedRepositories hosted;
   private final Clock clock;
   private final BooleanSupplier stateReachable;
+  private final AdvisorySearch search;
 
   public AdvisoryRoutes(Catalog catalog, AccessControl access, ReaderPool readers, Advisories advisories, HostedRepositories hosted,
       Clock clock, BooleanSupplier stateReachable) {
@@ -61,6 +62,7 @@ public final class AdvisoryRoutes {
     this.hosted = hosted;
     this.clock = clock;
     this.stateReachable = stateReachable;
+    this.search = new AdvisorySearch(catalog, access, advisories);
   }
 
   /** Mount before the repository routes: their {@code /api/v1/repositories/.+} would take these paths. */
@@ -216,8 +218,8 @@ public final class AdvisoryRoutes {
     }
     access.subject(ctx).compose(who -> readable(who, t)).compose(r -> readers.submit(() -> {
       Served s = catalog.view().repository(r.name());
-      List<Hit> hits = new ArrayList<>();
-      if (s != null) for (Advisory a : advisories.index(s).find(q)) hits.add(new Hit(r.name(), a));
+      List<AdvisorySearch.Hit> hits = new ArrayList<>();
+      if (s != null) for (Advisory a : advisories.index(s).find(q)) hits.add(new AdvisorySearch.Hit(r.name(), a));
       return page(hits, offset, limit);
     })).onFailure(ctx::fail).onSuccess(j -> Responses.json(ctx, j));
   }
@@ -250,32 +252,11 @@ public final class AdvisoryRoutes {
       ctx.fail(e);
       return;
     }
-    access.subject(ctx).compose(who -> readers.submit(() -> page(across(who, q), offset, limit)))
+    access.subject(ctx).compose(who -> readers.submit(() -> page(search.across(who, q), offset, limit)))
         .onFailure(ctx::fail).onSuccess(j -> Responses.json(ctx, j));
   }
 
-  /** An advisory found in a repository. */
-  public record Hit(String repository, Advisory advisory) {}
-
-  /**
-   * Every advisory {@code who} may see that passes {@code q}, across repositories: in
-   * {@link AdvisoryIndex#ORDER}, then by repository in configuration order. Blocking.
-   */
-  public List<Hit> across(Subject who, AdvisoryQuery q) {
-    List<Hit> out = new ArrayList<>();
-    Catalog.View view = catalog.view();
-    for (RepositoryConfig rc : catalog.config().repositories()) {
-      if (!access.canRead(who, rc)) continue;
-      Served s = view.repository(rc.name());
-      if (s == null || Advisories.updateinfo(s.snapshot().manifest()) == null) continue;
-      for (Advisory a : advisories.index(s).find(q)) out.add(new Hit(rc.name(), a));
-    }
-    // Stable: equal advisories keep the configuration order of their repositories.
-    out.sort((x, y) -> AdvisoryIndex.ORDER.compare(x.advisory(), y.advisory()));
-    return out;
-  }
-
-  private static String page(List<Hit> hits, int offset, int limit) {
+  private static String page(List<AdvisorySearch.Hit> hits, int offset, int limit) {
     JsonArray out = new JsonArray();
     int end = Math.min(hits.size(), offset + limit);
     for (int i = offset; i < end; i++) out.add(AdvisoryJson.summary(hits.get(i).repository(), hits.get(i).advisory()));

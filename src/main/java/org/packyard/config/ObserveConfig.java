@@ -26,7 +26,7 @@ public record ObserveConfig(String logFormat, List<Webhook> webhooks, PackyardCo
     this(logFormat, webhooks, null);
   }
   /** The events a webhook can ask for. */
-  public static final Set<String> EVENTS = Set.of("snapshot.published", "sync.failed");
+  public static final Set<String> EVENTS = Set.of("snapshot.published", "sync.failed", "advisory.published");
   static final Set<String> WEBHOOK_KEYS = Set.of("url", "secret", "secret_file", "events");
 
   public ObserveConfig {

@@ -224,7 +224,8 @@ public final class PackyardServer implements AutoCloseable {
         .stateReachable(services.database::reachable).mount(router);
     new AccessRoutes(services.access, readers, telemetry).mount(router);
     new FeedRoutes(services.feed, services.access, config, readers).mount(router);
-    new SearchRoutes(search, services.access, readers).mount(router);
+    new SearchRoutes(search, services.access, readers,
+        new org.packyard.advisory.AdvisorySearch(catalog, services.access, services.advisories)).mount(router);
     openApi.mount(router);
     ui.mount(router);
     mdapi.mount(router);

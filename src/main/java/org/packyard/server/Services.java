@@ -132,8 +132,10 @@ public final class Services implements AutoCloseable {
   /** A snapshot was published: serve it, then record what it changed (feed and webhooks). */
   private void published(SnapshotStore.Published p) {
     org.packyard.catalog.Served before = catalog.view().repository(p.repository());
+    org.packyard.advisory.AdvisoryIndex was = before == null ? null : advisories.ifBuilt(before);
     catalog.install(p);
     feed.published(before == null ? null : before.snapshot(), p);
+    feed.advisoriesPublished(p, org.packyard.advisory.AdvisoryChanges.of(advisories, before, was, catalog.view().repository(p.repository()), p));
   }
 
   private static Directory directory(Vertx vertx, PackyardConfig config, Clock clock, Telemetry telemetry) {

@@ -25,12 +25,12 @@ import org.packyard.testkit.RepoWriter;
 import org.packyard.testkit.TestServer;
 
 /** The advisories API over mirrored repositories that carry real-shaped updateinfo, public and private. */
-class AdvisoryRoutesTest {
+public class AdvisoryRoutesTest {
   @TempDir static Path tmp;
   static TestServer server;
   static String viewer;
 
-  static String sampleXml() throws Exception {
+  public static String sampleXml() throws Exception {
     try (InputStream in = AdvisoryRoutesTest.class.getResourceAsStream("/advisory/fedora-updateinfo.xml")) {
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
@@ -140,6 +140,35 @@ class AdvisoryRoutesTest {
     List<String> repos = new ArrayList<>();
     for (Object o : vic.getJsonArray("advisories")) repos.add(((JsonObject) o).getString("repository"));
     assertThat(repos).containsExactly("fedora/updates", "team/secret");
+  }
+
+  @Test
+  void search_findsAdvisoriesByIdAndCve_visibleOnly() throws Exception {
+    JsonObject byCve = json(server.get("/api/v1/search?q=CVE-2024-1086"), 200);
+    assertThat(byCve.getJsonArray("advisories")).hasSize(1);
+    assertThat(byCve.getJsonArray("advisories").getJsonObject(0).getString("id")).isEqualTo("RHSA-2024:1234");
+    assertThat(byCve.encode()).doesNotContain("team/secret");
+    JsonObject byId = json(server.get("/api/v1/search?q=fedora-2024-0a1b2c3d4e"), 200);
+    assertThat(byId.getJsonArray("advisories").getJsonObject(0).getString("id")).isEqualTo("FEDORA-2024-0a1b2c3d4e");
+    JsonObject vic = json(server.get("/api/v1/search?q=CVE-2024-1086", "Authorization", viewer), 200);
+    assertThat(vic.getJsonArray("advisories")).hasSize(2);
+    assertThat(json(server.get("/api/v1/search?q=curl"), 200).getJsonArray("advisories")).isEmpty();
+  }
+
+  @Test
+  void feed_hasAdvisoryPublished_forTheFirstSnapshot() throws Exception {
+    JsonArray events = json(server.get("/api/v1/changes?limit=100"), 200).getJsonArray("events");
+    JsonObject adv = null;
+    for (Object o : events) {
+      JsonObject e = (JsonObject) o;
+      if (e.getString("type").equals("advisory.published") && e.getString("repository").equals("fedora/updates")) adv = e;
+    }
+    assertThat(adv).as(events.encode()).isNotNull();
+    List<String> ids = new ArrayList<>();
+    for (Object o : adv.getJsonArray("advisories")) ids.add(((JsonObject) o).getString("id"));
+    assertThat(ids).containsExactlyInAnyOrder("FEDORA-2024-5e3a1c2b9f", "RHSA-2024:1234", "FEDORA-EPEL-2024-7c8d9e0f1a",
+        "FEDORA-2024-0a1b2c3d4e");
+    assertThat(events.encode()).doesNotContain("team/secret");
   }
 
   @Test

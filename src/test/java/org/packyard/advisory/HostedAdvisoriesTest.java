@@ -101,6 +101,9 @@ class HostedAdvisoriesTest {
     assertThat(server.get("/repos/team/apps/repodata/repomd.xml").body()).contains("<data type=\"updateinfo\">");
     JsonObject list = new JsonObject(server.get("/api/v1/repositories/team/apps/advisories?cve=CVE-2026-12345").body());
     assertThat(list.getJsonArray("advisories").getJsonObject(0).getString("id")).isEqualTo("APPS-2026-0001");
+    // The feed says so, once.
+    String changes = server.get("/api/v1/changes?limit=100").body();
+    assertThat(changes).contains("\"type\":\"advisory.published\"").contains("APPS-2026-0001");
     // The same again changes nothing.
     HttpResponse<String> again = putJson("team/apps", "APPS-2026-0001", advisoryJson("1.1"), editor);
     assertThat(again.statusCode()).isEqualTo(200);
