@@ -27,7 +27,7 @@ public record ObserveConfig(String logFormat, List<Webhook> webhooks, PackyardCo
   }
   /** The events a webhook can ask for. */
   public static final Set<String> EVENTS = Set.of("snapshot.published", "sync.failed", "package.uploaded", "package.deleted",
-      "snapshot.promoted");
+      "snapshot.promoted", "advisory.published");
   static final Set<String> WEBHOOK_KEYS = Set.of("url", "secret", "secret_file", "events");
 
   public ObserveConfig {

@@ -38,6 +38,7 @@ public final class ChangeFeed implements AutoCloseable {
   public static final String DELETED = "package.deleted";
   /** A retained snapshot's package set became a hosted repository's content. */
   public static final String PROMOTED = "snapshot.promoted";
+  public static final String ADVISORY_PUBLISHED = "advisory.published";
   /** How often live subscribers' poller reads the store. */
   static final long POLL_MS = 1_000;
 
@@ -104,6 +105,38 @@ public final class ChangeFeed implements AutoCloseable {
       poke();
     } catch (IOException | RuntimeException x) {
       LOG.log(Level.WARNING, repository + ": the " + type + " event of " + snapshot + " was not recorded: " + x.getMessage());
+    }
+  }
+
+  /** An advisory a snapshot added ({@code change} added) or changed (updated). */
+  public record AdvisoryChange(String id, String change, String type, String severity, String title, String issued, String updated,
+      List<String> cves) {}
+
+  /**
+   * Records that {@code after} added or changed {@code advisories} ({@code advisory.published},
+   * after its {@code snapshot.published}). Blocking; a failure is logged, never thrown.
+   */
+  public void advisoriesPublished(Published after, List<AdvisoryChange> advisories) {
+    if (advisories.isEmpty()) return;
+    try {
+      Instant now = clock.instant();
+      ObjectNode e = JSON.createObjectNode();
+      e.put("type", ADVISORY_PUBLISHED).put("repository", after.repository()).put("snapshot", after.id()).put("time", now.toString());
+      var list = e.putArray("advisories");
+      for (AdvisoryChange a : advisories) {
+        ObjectNode o = list.addObject();
+        o.put("id", a.id()).put("change", a.change()).put("type", a.type()).put("severity", a.severity()).put("title", a.title())
+            .put("issued", a.issued()).put("updated", a.updated());
+        var cves = o.putArray("cves");
+        for (String c : a.cves()) cves.add(c);
+      }
+      String json = JSON.writeValueAsString(e);
+      long cursor = store.appendChange(ADVISORY_PUBLISHED, after.repository(), after.id(), now, json);
+      LOG.info(after.repository() + ": change " + cursor + ": " + advisories.size() + " advisories published");
+      webhooks.enqueue(ADVISORY_PUBLISHED, withCursor(cursor, json));
+      poke();
+    } catch (IOException | RuntimeException x) {
+      LOG.log(Level.WARNING, after.repository() + ": the advisory event of " + after.id() + " was not recorded: " + x.getMessage());
     }
   }
 

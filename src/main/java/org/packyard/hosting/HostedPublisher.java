@@ -13,7 +13,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import java.util.Map;
+import java.util.TreeMap;
+import org.packyard.advisory.Advisories;
+import org.packyard.advisory.Advisory;
+import org.packyard.advisory.AdvisoryJson;
+import org.packyard.advisory.UpdateinfoWriter;
 import org.packyard.config.RepositoryConfig;
+import org.packyard.publish.ExtraMetadata;
 import org.packyard.index.IndexBuilder;
 import org.packyard.index.XmlSource;
 import org.packyard.mirror.SyncGate;
@@ -47,7 +54,7 @@ final class HostedPublisher {
   /** Changes waiting for the next publish beyond which a request is refused with 503 (retry). */
   static final int MAX_QUEUED = 1024;
 
-  private sealed interface Change permits Add, Remove, Replace {
+  private sealed interface Change permits Add, Remove, Replace, PutAdvisories {
     Promise<Outcome> promise();
   }
 
@@ -64,6 +71,9 @@ final class HostedPublisher {
     void check(String snapshotId, int packages);
   }
 
+  /** Advisories to add or replace (by id), all or none: each must name only packages the repository holds. */
+  private record PutAdvisories(List<Advisory> advisories, boolean single, Promise<Outcome> promise) implements Change {}
+
   private final RepositoryConfig repo;
   private final HostedRepositories.Engine engine;
   private final RepomdSigner signer;
@@ -72,6 +82,8 @@ final class HostedPublisher {
   /** Owned by the publish in progress (one at a time); null until loaded. */
   private PackageSet packages;
   private ChunkTable chunks = ChunkTable.EMPTY;
+  /** The advisories of the last publish, by id; owned like {@link #packages}. */
+  private Map<String, Advisory> advisories = new TreeMap<>();
   private String loadedId;
   private volatile long publishes;
 
@@ -100,6 +112,14 @@ final class HostedPublisher {
    */
   Future<Outcome> replace(PackageSet set, Guard guard) {
     return submit(new Replace(set, guard, Promise.promise()));
+  }
+
+  /**
+   * Adds or replaces {@code list} in the next snapshot's updateinfo: 201 when {@code single} and the
+   * id is new, else 200; 400 naming the first package the repository does not hold.
+   */
+  Future<Outcome> putAdvisories(List<Advisory> list, boolean single) {
+    return submit(new PutAdvisories(List.copyOf(list), single, Promise.promise()));
   }
 
   private Future<Outcome> submit(Change c) {
@@ -157,13 +177,14 @@ final class HostedPublisher {
     });
   }
 
-  /** A change that was accepted, and the status it is answered with once published. */
-  private record Answer(Change change, int status, HostedPackage pkg) {}
+  /** A change that was accepted, and the status and body (without the snapshot) it is answered with once published. */
+  private record Answer(Change change, int status, io.vertx.core.json.JsonObject body) {}
 
   /** Applies the batch to a copy of the package set and publishes it; answers every change. Blocking. */
   private void apply(List<Change> batch, SyncGate.Pass pass) throws IOException {
     ensureLoaded();
     PackageSet work = packages.copy();
+    Map<String, Advisory> workAdvisories = new TreeMap<>(advisories);
     List<Answer> answers = new ArrayList<>();
     boolean changed = false;
     Guard guard = (id, n) -> {};
@@ -175,7 +196,7 @@ final class HostedPublisher {
         if (there != null) {
           deleteQuietly(a.upload().temp());
           if (there.sha256().equals(p.sha256())) {
-            answers.add(new Answer(c, 200, p)); // byte-identical: nothing to publish for it
+            answers.add(new Answer(c, 200, p.json())); // byte-identical: nothing to publish for it
           } else {
             a.promise().tryFail(new HttpError(409, repo.name() + " already has " + there.nevra() + " at " + there.location()
                 + " with other content (sha256 " + there.sha256() + "); delete it first or raise the release"));
@@ -185,7 +206,7 @@ final class HostedPublisher {
         fsync(a.upload().temp());
         engine.blobs().commit(a.upload().temp(), p.sha256());
         work.add(p);
-        answers.add(new Answer(c, 201, p));
+        answers.add(new Answer(c, 201, p.json()));
         changed = true;
       } else if (c instanceof Remove r) {
         HostedPackage p = work.find(r.path());
@@ -194,30 +215,72 @@ final class HostedPublisher {
           continue;
         }
         work.remove(p);
-        answers.add(new Answer(c, 200, p));
+        answers.add(new Answer(c, 200, p.json().put("removed", true)));
         changed = true;
       } else if (c instanceof Replace r) {
         work = r.set();
         guard = r.guard();
-        answers.add(new Answer(c, 201, null));
+        answers.add(new Answer(c, 201, new io.vertx.core.json.JsonObject().put("repository", repo.name()).put("packages", r.set().size())));
         changed = true;
+      } else if (c instanceof PutAdvisories pa) {
+        List<Advisory> resolved;
+        try {
+          resolved = resolve(pa.advisories(), work);
+        } catch (HttpError e) {
+          pa.promise().tryFail(e);
+          continue;
+        }
+        io.vertx.core.json.JsonArray results = new io.vertx.core.json.JsonArray();
+        boolean created = false;
+        for (Advisory a : resolved) {
+          Advisory there = workAdvisories.put(a.id(), a);
+          String result = there == null ? "created" : there.equals(a) ? "unchanged" : "updated";
+          if (there == null) created = true;
+          if (!result.equals("unchanged")) changed = true;
+          results.add(new io.vertx.core.json.JsonObject().put("id", a.id()).put("result", result));
+        }
+        io.vertx.core.json.JsonObject body = pa.single()
+            ? AdvisoryJson.full(repo.name(), resolved.get(0)).put("result", results.getJsonObject(0).getString("result"))
+            : new io.vertx.core.json.JsonObject().put("advisories", results);
+        answers.add(new Answer(c, pa.single() && created ? 201 : 200, body));
       }
     }
     if (changed) {
-      Published pub = write(work, pass, guard);
+      Published pub = write(work, workAdvisories, pass, guard);
       packages = work;
+      advisories = workAdvisories;
       loadedId = pub.id();
     }
-    for (Answer a : answers) {
-      if (a.change() instanceof Replace) {
-        a.change().promise().tryComplete(new Outcome(a.status(), new io.vertx.core.json.JsonObject()
-            .put("repository", repo.name()).put("snapshot", loadedId).put("packages", work.size())));
-        continue;
+    for (Answer a : answers) a.change().promise().tryComplete(new Outcome(a.status(), a.body().put("snapshot", loadedId)));
+  }
+
+  /**
+   * The advisories with each package checked against {@code work} (by NEVRA) and its file name
+   * filled in from the package when the advisory leaves it out; 400 naming the first package the
+   * repository does not hold.
+   */
+  private List<Advisory> resolve(List<Advisory> list, PackageSet work) {
+    List<Advisory> out = new ArrayList<>(list.size());
+    for (Advisory a : list) {
+      List<Advisory.Collection> colls = new ArrayList<>();
+      for (Advisory.Collection c : a.collections()) {
+        List<Advisory.Pkg> pkgs = new ArrayList<>();
+        for (Advisory.Pkg p : c.packages()) {
+          HostedPackage there = work.withNevra(p.nevra());
+          if (there == null) {
+            throw HttpError.badRequest("advisory " + a.id() + " names package " + p.nevra() + ", which " + repo.name()
+                + " does not hold; upload it first");
+          }
+          pkgs.add(p.filename() != null ? p : new Advisory.Pkg(p.name(), p.epoch(), p.version(), p.release(), p.arch(), p.src(),
+              there.fileName(), p.sumType(), p.sum(), p.rebootSuggested(), p.restartSuggested(), p.reloginSuggested()));
+        }
+        colls.add(new Advisory.Collection(c.shortName(), c.name(), c.module(), pkgs));
       }
-      io.vertx.core.json.JsonObject body = a.pkg().json().put("snapshot", loadedId);
-      if (a.change() instanceof Remove) body.put("removed", true);
-      a.change().promise().tryComplete(new Outcome(a.status(), body));
+      out.add(new Advisory(a.id(), a.type(), a.status(), a.from(), a.version(), a.severity(), a.title(), a.release(), a.rights(),
+          a.pushcount(), a.summary(), a.description(), a.solution(), a.issued(), a.updated(), a.rebootSuggested(), a.references(),
+          colls));
     }
+    return out;
   }
 
   private void ensureLoaded() throws IOException {
@@ -227,17 +290,20 @@ final class HostedPublisher {
     if (served == null) {
       packages = new PackageSet();
       chunks = ChunkTable.EMPTY;
+      advisories = new TreeMap<>();
     } else {
       SnapshotLoader.Loaded l = SnapshotLoader.load(served.snapshot(), engine.blobs());
       packages = l.packages();
       chunks = l.chunks();
+      advisories = new TreeMap<>();
+      for (Advisory a : new Advisories(engine.blobs()::path).read(served.snapshot().manifest())) advisories.put(a.id(), a);
       LOG.info(repo.name() + ": loaded " + packages.size() + " packages from snapshot " + servedId);
     }
     loadedId = servedId;
   }
 
   /** Writes metadata, index and manifest for {@code work}, runs {@code guard}, then publishes them. Blocking. */
-  private Published write(PackageSet work, SyncGate.Pass pass, Guard guard) throws IOException {
+  private Published write(PackageSet work, Map<String, Advisory> advisories, SyncGate.Pass pass, Guard guard) throws IOException {
     long t0 = System.nanoTime();
     Instant now = engine.clock().instant();
     Path dir = engine.blobs().newTempDirectory();
@@ -247,13 +313,21 @@ final class HostedPublisher {
       for (HostedPackage p : work.packages()) xml.add(p.xml());
       RepoWriter.Result r = new RepoWriter(repo.publishing().metadataCompression(), RepoWriter.DEFAULT_CHUNK_PACKAGES)
           .write(dir, xml, chunks, engine.blobs()::path);
+      List<MetadataFile> files = new ArrayList<>(r.files());
+      if (!advisories.isEmpty()) {
+        files.add(ExtraMetadata.write(dir, Advisories.TYPE, repo.publishing().metadataCompression(), out -> {
+          try (UpdateinfoWriter w = new UpdateinfoWriter(out)) {
+            for (Advisory a : advisories.values()) w.write(a);
+          }
+        }));
+      }
       List<Manifest.FileRef> refs = new ArrayList<>();
-      for (MetadataFile f : r.files()) {
+      for (MetadataFile f : files) {
         engine.blobs().commit(f.path(), f.sha256());
         refs.add(new Manifest.FileRef(f.type(), f.location(), f.sha256(), f.size()));
       }
       String revision = Long.toString(now.toEpochMilli());
-      byte[] repomd = RepomdXml.write(revision, now, r.files());
+      byte[] repomd = RepomdXml.write(revision, now, files);
       String repomdSha = store(repomd);
       refs.add(0, new Manifest.FileRef("repomd", "repodata/repomd.xml", repomdSha, repomd.length));
       if (signer != null) {

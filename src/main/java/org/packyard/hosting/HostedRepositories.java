@@ -200,6 +200,16 @@ public final class HostedRepositories implements AutoCloseable {
     }).recover(e -> Future.succeededFuture(o));
   }
 
+  /**
+   * Adds or replaces advisories in {@code repo}'s next snapshot (its updateinfo), all or none: 201
+   * for a new single advisory, else 200 with what happened to each; 400 naming a package the
+   * repository does not hold.
+   */
+  public Future<Outcome> putAdvisories(RepositoryConfig repo, java.util.List<org.packyard.advisory.Advisory> list, boolean single) {
+    if (list.isEmpty()) return Future.failedFuture(HttpError.badRequest("no advisory given (an updateinfo with no <update>)"));
+    return publisher(repo).putAdvisories(list, single);
+  }
+
   /** How many snapshots this process published for {@code repository}. */
   public long publishes(String repository) {
     HostedPublisher p = publishers.get(repository);

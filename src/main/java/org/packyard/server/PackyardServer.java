@@ -223,11 +223,14 @@ public final class PackyardServer implements AutoCloseable {
     new PackagesApi(catalog, services.access, readers, slots).mount(router);
     onDemandContent.mount(router);
     hosting.mount(router);
+    new org.packyard.advisory.AdvisoryRoutes(catalog, services.access, readers, services.advisories, services.hosted, services.clock,
+        services.database::reachable).mount(router);
     new RepositoriesApi(catalog, services.access, services.snapshots, services.state, syncer, readers)
         .stateReachable(services.database::reachable).mount(router);
     new AccessRoutes(services.access, readers, telemetry).mount(router);
     new FeedRoutes(services.feed, services.access, config, readers).mount(router);
-    new SearchRoutes(search, services.access, readers).mount(router);
+    new SearchRoutes(search, services.access, readers,
+        new org.packyard.advisory.AdvisorySearch(catalog, services.access, services.advisories)).mount(router);
     openApi.mount(router);
     ui.mount(router);
     mdapi.mount(router);

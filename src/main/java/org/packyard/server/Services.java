@@ -64,6 +64,8 @@ public final class Services implements AutoCloseable {
   private final long blobGcTimer;
   /** The aggregates: each publishes when one of its members does. */
   public final org.packyard.aggregate.Aggregates aggregates;
+  /** The advisories of every served snapshot with updateinfo, indexed on first use. */
+  public final org.packyard.advisory.Advisories advisories;
 
   public Services(Vertx vertx, PackyardConfig config, Clock clock) throws IOException {
     this(vertx, config, clock, Telemetry.off());
@@ -77,6 +79,7 @@ public final class Services implements AutoCloseable {
     this.clock = clock;
     Files.createDirectories(config.data());
     this.blobs = BlobStores.open(config, clock);
+    this.advisories = new org.packyard.advisory.Advisories(blobs::path);
     this.snapshots = new SnapshotStore(config.data(), KEEP_SNAPSHOTS, clock);
     for (org.packyard.config.RepositoryConfig r : config.repositories()) {
       if (r.hosted()) snapshots.retain(r.name(), r.hosting().retainSnapshots());
@@ -148,9 +151,11 @@ public final class Services implements AutoCloseable {
   /** A snapshot was published: serve it, then record what it changed (feed and webhooks). */
   private void published(SnapshotStore.Published p) {
     org.packyard.catalog.Served before = catalog.view().repository(p.repository());
+    org.packyard.advisory.AdvisoryIndex was = before == null ? null : advisories.ifBuilt(before);
     catalog.install(p);
     feed.published(before == null ? null : before.snapshot(), p);
     if (aggregates != null) aggregates.memberPublished(p.repository());
+    feed.advisoriesPublished(p, org.packyard.advisory.AdvisoryChanges.of(advisories, before, was, catalog.view().repository(p.repository()), p));
   }
 
   private static Directory directory(Vertx vertx, PackyardConfig config, Clock clock, Telemetry telemetry) {

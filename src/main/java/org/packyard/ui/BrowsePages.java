@@ -60,6 +60,7 @@ final class BrowsePages {
   private final PackageSearch search;
   private final SyncProgress progress;
   private final HostingRoutes hosting;
+  private final AdvisoryPages advisoryPages;
 
   BrowsePages(Web web, Services services, ReaderPool readers, PackageSearch search, SyncProgress progress, HostingRoutes hosting) {
     this.web = web;
@@ -72,6 +73,7 @@ final class BrowsePages {
     this.search = search;
     this.progress = progress;
     this.hosting = hosting;
+    this.advisoryPages = new AdvisoryPages(services.catalog, services.advisories);
   }
 
   void mount(Router router, BodyHandler form, BiConsumer<RoutingContext, String> events) {
@@ -200,6 +202,13 @@ final class BrowsePages {
       repo(ctx, visitor, rest);
       return;
     }
+    if (advisoryPages.route(ctx, rest, (name, render) -> page(ctx, visitor, v -> {
+      RepositoryConfig r = readable(v, name);
+      if (r == null) throw HttpError.notFound("Not Found");
+      return render.apply(v);
+    }))) {
+      return;
+    }
     int at = rest.lastIndexOf("/packages/");
     if (at <= 0) {
       ctx.fail(HttpError.notFound("Not Found"));
@@ -252,7 +261,8 @@ final class BrowsePages {
       Model.RepoPage page = new Model.RepoPage(row(r), r.hosted() ? null : r.aggregated() ? "aggregate of " + String.join(", ", r.aggregate())
           : r.upstream().toString() /* credentials masked by Upstream */,
           r.branch(), r.channel().key(), repoFile(base, r, v), editor && !r.published(), snaps, runs, q, pkgs, prev, next,
-          href + ":events", href + ":sync", notice(ctx), r.hosted(), canUpload, href + "/packages/", href + ":delete");
+          href + ":events", href + ":sync", notice(ctx), r.hosted(), canUpload, href + "/packages/", href + ":delete",
+          s != null && org.packyard.advisory.Advisories.updateinfo(s.snapshot().manifest()) != null ? AdvisoryPages.listHref(name) : null);
       return Web.render(out -> JterepoGenerated.render(out, null, v.chrome(name, "repo"), page));
     });
   }
@@ -360,7 +370,8 @@ final class BrowsePages {
         s.index().release();
       }
       if (versions.isEmpty()) throw HttpError.notFound("Not Found");
-      Model.PackagePage page = new Model.PackagePage(repo, repoHref(repo), pkg, versions, "dnf install " + pkg);
+      Model.PackagePage page = new Model.PackagePage(repo, repoHref(repo), pkg, versions, "dnf install " + pkg,
+          advisoryPages.shipping(s, pkg));
       return Web.render(out -> JtepackageGenerated.render(out, null, v.chrome(pkg + " · " + repo, "package"), page));
     });
   }

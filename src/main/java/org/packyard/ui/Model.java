@@ -37,7 +37,7 @@ final class Model {
   record RepoPage(RepoRow row, String upstream, String branch, String channel, String repoFile, boolean canSync,
       List<SnapshotRow> snapshots, List<RunRow> runs, String q, List<PkgRow> packages, String prevHref, String nextHref,
       String eventsHref, String syncAction, String notice, boolean hosted, boolean canUpload, String uploadAction,
-      String deleteAction) {}
+      String deleteAction, String advisoriesHref) {}
 
   record Dep(String text) {}
 
@@ -49,7 +49,22 @@ final class Model {
       String sizePackage, String sizeInstalled, String built, String location, List<DepGroup> deps, List<String> files,
       List<ChangeRow> changelog) {}
 
-  record PackagePage(String repository, String repoHref, String name, List<Version> versions, String install) {}
+  record PackagePage(String repository, String repoHref, String name, List<Version> versions, String install,
+      List<AdvisoryRow> advisories) {}
+
+  /** One advisory in a list; {@code severity} as dnf names it. */
+  record AdvisoryRow(String id, String href, String type, String severity, String title, String issued, String cves) {}
+
+  record AdvisoriesPage(String repository, String repoHref, String action, String type, String severity, String cve,
+      List<AdvisoryRow> rows, String prevHref, String nextHref, String error) {}
+
+  record RefRow(String type, String id, String href, String title) {}
+
+  record AdvisoryPkgRow(String nevra, String filename, String href) {}
+
+  record AdvisoryPage(String repository, String repoHref, String listHref, String id, String type, String severity, String status,
+      String title, String issued, String updated, String release, boolean rebootSuggested, String description, String solution,
+      List<RefRow> references, List<AdvisoryPkgRow> packages) {}
 
   record Message(String heading, String text) {}
 

@@ -68,7 +68,24 @@ class OpenApiContractTest {
   @BeforeAll
   static void start() throws Exception {
     Path up = tmp.resolve("up");
-    new RepoWriter().packages(RepoWriter.pkgs(RepoWriter.Pkg.withPayload("hello", "1.0-1", 1024))).write(up);
+    new RepoWriter().packages(RepoWriter.pkgs(RepoWriter.Pkg.withPayload("hello", "1.0-1", 1024))).doc("updateinfo", """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <updates>
+          <update from="security@example.org" status="stable" type="security" version="2.0">
+            <id>PKY-2025-0001</id>
+            <title>hello 1.0</title>
+            <issued date="2025-01-02 03:04:05"/>
+            <severity>Important</severity>
+            <description>Fixes a flaw.</description>
+            <references>
+              <reference href="https://www.cve.org/CVERecord?id=CVE-2025-0001" id="CVE-2025-0001" type="cve" title="CVE-2025-0001"/>
+            </references>
+            <pkglist><collection short="t"><name>t</name>
+              <package name="hello" version="1.0" release="1" epoch="0" arch="noarch"><filename>hello-1.0-1.noarch.rpm</filename></package>
+            </collection></pkglist>
+          </update>
+        </updates>
+        """).write(up);
     server = TestServer.start(tmp.resolve("data"), List.of(
         new RepositoryConfig("pubr", up.toUri(), Policy.IMMEDIATE, "pubb", Channel.RELEASE, null, Access.PUBLIC),
         new RepositoryConfig("team/prv", up.toUri(), Policy.IMMEDIATE, "prvb", Channel.RELEASE, null, Access.PRIVATE),
@@ -380,6 +397,15 @@ class OpenApiContractTest {
     call("searchPackages", 200, "GET", "/api/v1/search?q=nothing-like-it&limit=1", anon, null);
     call("searchPackages", 400, "GET", "/api/v1/search?q=hello&cursor=not-a-cursor", anon, null);
     call("getOpenApiDocument", 200, "GET", OpenApiRoutes.PATH, anon, null);
+    call("listAdvisories", 200, "GET", "/api/v1/advisories?cve=CVE-2025-0001", anon, null);
+    call("listAdvisories", 200, "GET", "/api/v1/advisories?type=security&limit=1", owner, null);
+    call("listAdvisories", 400, "GET", "/api/v1/advisories?severity=urgent", anon, null);
+    call("listRepositoryAdvisories", 200, "GET", "/api/v1/repositories/pubr/advisories?package=hello", anon, null);
+    call("listRepositoryAdvisories", 200, "GET", "/api/v1/repositories/team%2Fprv/advisories", owner, null);
+    call("listRepositoryAdvisories", 404, "GET", "/api/v1/repositories/team%2Fprv/advisories", anon, null);
+    call("listRepositoryAdvisories", 400, "GET", "/api/v1/repositories/pubr/advisories?cursor=nope", anon, null);
+    call("getAdvisory", 200, "GET", "/api/v1/repositories/pubr/advisories/PKY-2025-0001", anon, null);
+    call("getAdvisory", 404, "GET", "/api/v1/repositories/pubr/advisories/PKY-2025-9999", anon, null);
 
     Tools.require("rpmbuild", "rpm");
     Path built = Rpms.tiny(tmp.resolve("rpm"), "pky-contract", "1", 1_700_000_000L);
@@ -416,6 +442,29 @@ class OpenApiContractTest {
     assertThat(removed.getString("snapshot")).isNotEqualTo(added.getString("snapshot"));
     callBody("deletePackage", 404, "DELETE", hosted + "pky-contract-1-1.noarch.rpm", owner, null);
     callBody("deletePackage", 400, "DELETE", hosted + "Packages%2Fp%2Fpky-contract-1-1.noarch.rpm", owner, null);
+
+    String adv = "{\"type\": \"security\", \"severity\": \"Low\", \"title\": \"t\", \"packages\": "
+        + "[{\"name\": \"pky-contract\", \"version\": \"1\", \"release\": \"1\", \"arch\": \"noarch\"}]}";
+    String advisories = "/api/v1/repositories/team%2Fhosted/advisories";
+    callBody("uploadPackage", 201, "PUT", hosted + "pky-contract-1-1.noarch.rpm", owner, rpm);
+    call("putAdvisory", 201, "PUT", advisories + "/PKY-H-1", owner, adv);
+    call("putAdvisory", 200, "PUT", advisories + "/PKY-H-1", owner, adv);
+    call("putAdvisory", 400, "PUT", advisories + "/PKY-H-2", owner, adv.replace("\"version\": \"1\"", "\"version\": \"2\""));
+    call("putAdvisory", 401, "PUT", advisories + "/PKY-H-1", anon, adv);
+    call("putAdvisory", 403, "PUT", advisories + "/PKY-H-1", stranger, adv);
+    call("putAdvisory", 404, "PUT", "/api/v1/repositories/team%2Fprv/advisories/PKY-H-1", stranger, adv);
+    call("putAdvisory", 409, "PUT", "/api/v1/repositories/pubr/advisories/PKY-H-1", owner, adv);
+    call("putAdvisory", 413, "PUT", advisories + "/PKY-H-1", owner, "{\"title\": \"" + "x".repeat(2 << 20) + "\"}");
+    String xml = "<updates><update type=\"bugfix\"><id>PKY-H-3</id><pkglist><collection short=\"c\"><package name=\"pky-contract\" "
+        + "version=\"1\" release=\"1\" arch=\"noarch\"/></collection></pkglist></update></updates>";
+    Body xmlBody = new Body(xml.getBytes(StandardCharsets.UTF_8), "application/xml");
+    callBody("uploadUpdateinfo", 200, "POST", advisories, owner, xmlBody);
+    callBody("uploadUpdateinfo", 400, "POST", advisories, owner, new Body("<nope/>".getBytes(StandardCharsets.UTF_8), "application/xml"));
+    callBody("uploadUpdateinfo", 401, "POST", advisories, anon, xmlBody);
+    callBody("uploadUpdateinfo", 403, "POST", advisories, stranger, xmlBody);
+    callBody("uploadUpdateinfo", 404, "POST", "/api/v1/repositories/team%2Fnop/advisories", owner, xmlBody);
+    callBody("uploadUpdateinfo", 409, "POST", "/api/v1/repositories/pubr/advisories", owner, xmlBody);
+    callBody("uploadUpdateinfo", 413, "POST", advisories, owner, new Body(new byte[33 << 20], "application/xml"));
 
     Set<String> operations = new TreeSet<>();
     doc.get("paths").forEach(p -> p.forEach(op -> {

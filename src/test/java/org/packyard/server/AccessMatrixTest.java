@@ -158,6 +158,26 @@ class AccessMatrixTest {
               .expect(Target.PUBLIC, 401, 403, 403, 409)
               .expect(Target.PRIVATE, 404, 404, 403, 409)
               .expect(Target.MISSING, 404, 404, 404, 404)),
+      entry("GET /api/v1/advisories",
+          get("/api/v1/advisories").status(200, 200, 200, 200).mentions(NO, NO, YES, YES),
+          get("/api/v1/advisories?package=hello").status(200, 200, 200, 200).mentions(NO, NO, YES, YES),
+          get("/api/v1/advisories?severity=urgent").status(400, 400, 400, 400).mentions(NO, NO, NO, NO)),
+      entry("GET /api/v1/repositories/.+/advisories",
+          get("/api/v1/repositories/{repo}/advisories").readAccess(200, 404, 404),
+          get("/api/v1/repositories/{repo}/advisories?severity=low").readAccess(200, 404, 404)),
+      entry("GET /api/v1/repositories/.+/advisories/[^/]+",
+          get("/api/v1/repositories/{repo}/advisories/MX-1").readAccess(200, 404, 404),
+          get("/api/v1/repositories/{repo}/advisories/MX-2").readAccess(404, 404, 404)),
+      entry("PUT /api/v1/repositories/.+/advisories/[^/]+",
+          new Probe("PUT", "/api/v1/repositories/{repo}/advisories/MX-9", "{}")
+              .expect(Target.PUBLIC, 401, 403, 403, 409)
+              .expect(Target.PRIVATE, 404, 404, 403, 409)
+              .expect(Target.MISSING, 404, 404, 404, 404)),
+      entry("POST /api/v1/repositories/.+/advisories",
+          new Probe("POST", "/api/v1/repositories/{repo}/advisories", "<updates/>")
+              .expect(Target.PUBLIC, 401, 403, 403, 409)
+              .expect(Target.PRIVATE, 404, 404, 403, 409)
+              .expect(Target.MISSING, 404, 404, 404, 404)),
       entry("GET /api/v1/repositories",
           get("/api/v1/repositories").status(200, 200, 200, 200).mentions(NO, NO, YES, YES)),
       entry("POST /api/v1/repositories/.+:sync",
@@ -188,7 +208,8 @@ class AccessMatrixTest {
           get("/api/v1/whoami").status(401, 200, 200, 200).mentions(NO, NO, NO, NO)),
       entry("GET /api/v1/changes",
           get("/api/v1/changes").status(200, 200, 200, 200).mentions(NO, NO, YES, YES),
-          get("/api/v1/changes?since=1&limit=1").status(200, 200, 200, 200).mentions(NO, NO, YES, YES),
+          // each sync publishes snapshot.published then advisory.published: cursor 3 is team/prv's snapshot
+          get("/api/v1/changes?since=1&limit=2").status(200, 200, 200, 200).mentions(NO, NO, YES, YES),
           get("/api/v1/changes?since=x").status(400, 400, 400, 400).mentions(NO, NO, NO, NO)),
       entry("GET /api/v1/webhooks/deliveries",
           get("/api/v1/webhooks/deliveries").status(401, 403, 403, 200).mentions(NO, NO, NO, NO)),
@@ -286,7 +307,10 @@ class AccessMatrixTest {
   @BeforeAll
   static void start() throws Exception {
     Path up = tmp.resolve("up");
-    new RepoWriter().packages(RepoWriter.pkgs(PKG)).write(up);
+    new RepoWriter().packages(RepoWriter.pkgs(PKG)).doc("updateinfo", "<updates><update type=\"security\" status=\"stable\">"
+        + "<id>MX-1</id><severity>Low</severity><pkglist><collection short=\"t\"><package name=\"hello\" version=\"1.0\" "
+        + "release=\"1\" arch=\"noarch\"><filename>hello-1.0-1.noarch.rpm</filename></package></collection></pkglist>"
+        + "</update></updates>").write(up);
     server = TestServer.start(tmp.resolve("data"), List.of(
         new RepositoryConfig("pubr", up.toUri(), Policy.IMMEDIATE, "pubb", Channel.RELEASE, null, Access.PUBLIC),
         new RepositoryConfig("team/prv", up.toUri(), Policy.IMMEDIATE, "prvb", Channel.RELEASE, null, Access.PRIVATE),
