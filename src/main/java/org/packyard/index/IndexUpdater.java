@@ -582,7 +582,7 @@ public final class IndexUpdater {
       RecordFileWriter.Names map = new RecordFileWriter.Names() {
         @Override
         public int size() {
-          return prevNames(prev) - dropped.size() + fresh.size();
+          return prevRecords + fresh.size(); // at least the names: sizes the table, a few slots to spare
         }
 
         @Override
@@ -612,15 +612,6 @@ public final class IndexUpdater {
       out.finish(starts, lengths, total, new RecordFileWriter.Names[] {map});
     }
     return written;
-  }
-
-  private static int prevNames(RecordFile f) {
-    int[] n = {0};
-    f.forEachName(0, (name, r) -> {
-      n[0]++;
-      return true;
-    });
-    return n[0];
   }
 
   private static ByteBuffer ints(ByteBuffer buf, int[] keys) {

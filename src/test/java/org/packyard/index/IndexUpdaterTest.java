@@ -201,11 +201,11 @@ class IndexUpdaterTest {
     return out;
   }
 
-  private static byte[] bytes(ByteBuffer b) {
+  private static String bytes(ByteBuffer b) {
     if (b == null) return null;
     byte[] out = new byte[b.remaining()];
     b.duplicate().get(out);
-    return out;
+    return new String(out, StandardCharsets.ISO_8859_1); // byte for byte
   }
 
   private SnapshotIndex full(TreeMap<String, Pkg> set, String name) throws Exception {
