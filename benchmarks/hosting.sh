@@ -63,15 +63,17 @@ if [ ! -f "$extra/.done" ]; then
   rm -rf "$extra/repodata"; touch "$extra/.done"
 fi
 
+# Bodies go to a file of the calling process's own: curl --retry cannot truncate /dev/null.
 put() { # FILE: PUTs it; prints "status seconds"
-  curl -sS -o /dev/null -w '%{http_code} %{time_total}\n' --retry 30 --retry-delay 1 -T "$1" \
+  curl -sS -o "$work/body.$BASHPID" -w '%{http_code} %{time_total}\n' --retry 30 --retry-delay 1 -T "$1" \
     -H "Authorization: Bearer $token" "$base/api/v1/repositories/$repo_name/packages/$(basename "$1")"
 }
 del() { # FILE: DELETEs it; prints the status
-  curl -sS -o /dev/null -w '%{http_code}\n' --retry 30 --retry-delay 1 -X DELETE \
+  curl -sS -o "$work/body.$BASHPID" -w '%{http_code}\n' --retry 30 --retry-delay 1 -X DELETE \
     -H "Authorization: Bearer $token" "$base/api/v1/repositories/$repo_name/packages/$(basename "$1")"
 }
 export -f put del
+export work
 gc_lines() { wc -l < "$work/gc.log"; }
 # The largest heap before a collection (MB) in the GC log lines after line $1 (and up to $2).
 peak_heap() { # FROM TO
@@ -184,6 +186,7 @@ EOF
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$put_p50" "$put_p95" "$cr_p50" "$cr_p95" \
     "$burst_rate" "$repomd_idle" "$repomd_busy" "$pkg_idle" "$pkg_busy" "$busy_publishes" "$heap" "$load_s" "$index_p50" "$publish_p50" >> "$results"
   kill "$serve_pid"; wait "$serve_pid" 2>/dev/null || true
+  rm -f "$work"/body.*
 done
 
 # ---------------------------------------------------------------- report
