@@ -184,7 +184,9 @@ final class HostedPublisher {
       }
     }
     if (changed) {
-      Published pub = write(work, net(added, work), net(removed, packages), pass);
+      List<HostedPackage> fresh = net(added, work);
+      fresh.sort(java.util.Comparator.comparing(HostedPackage::xml, RepoWriter.ORDER)); // the index wants them in primary's order
+      Published pub = write(work, fresh, net(removed, packages), pass);
       packages = work;
       loadedId = pub.id();
     }

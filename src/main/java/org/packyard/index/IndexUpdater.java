@@ -154,17 +154,15 @@ public final class IndexUpdater {
   /** Gives each added package (keys after {@code oldMax}) its place between its kept neighbours'. */
   private static void place(SnapshotIndex prev, List<PackageMeta> added, Function<String, Slot> slots, Set<Integer> gone,
       int oldMax, long[] order) throws NotIncremental {
-    int i = 0;
-    while (i < added.size()) {
-      Slot s = slots.apply(added.get(i).locationHref());
-      int j = i + 1;
-      while (j < added.size() && s.equals(slots.apply(added.get(j).locationHref()))) j++;
+    Map<Slot, List<Integer>> runs = new LinkedHashMap<>(); // the added packages between the same two kept ones, in primary's order
+    for (int i = 0; i < added.size(); i++) runs.computeIfAbsent(slots.apply(added.get(i).locationHref()), x -> new ArrayList<>()).add(i);
+    for (Map.Entry<Slot, List<Integer>> e : runs.entrySet()) {
+      Slot s = e.getKey();
+      List<Integer> run = e.getValue();
       long lo = s.before() == null ? 0 : keptOrder(prev, s.before(), gone);
-      long hi = s.after() == null ? lo + (j - i + 1) * IndexFiles.ORDER_GAP : keptOrder(prev, s.after(), gone);
-      int run = j - i;
-      if (hi - lo <= run) throw new NotIncremental("no room between " + s.before() + " and " + s.after());
-      for (int r = 0; r < run; r++) order[oldMax + 1 + i + r] = lo + (hi - lo) / (run + 1) * (r + 1);
-      i = j;
+      long hi = s.after() == null ? lo + (run.size() + 1) * IndexFiles.ORDER_GAP : keptOrder(prev, s.after(), gone);
+      if (hi - lo <= run.size()) throw new NotIncremental("no room between " + s.before() + " and " + s.after());
+      for (int r = 0; r < run.size(); r++) order[oldMax + 1 + run.get(r)] = lo + (hi - lo) / (run.size() + 1) * (r + 1);
     }
   }
 
