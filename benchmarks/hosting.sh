@@ -167,7 +167,8 @@ EOF
   log "n=$n: 100 at once in $burst_s s ($burst_rate packages/s)"
 
   # ---------------------------------------------------------- (d): reads idle and while publishing
-  name=$(curl -s "$base/api/v1/branches/hosted/packages" | head -1 | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["name"])')
+  curl -sf -o "$d/packages.ndjson" "$base/api/v1/branches/hosted/packages"
+  name=$(head -1 "$d/packages.ndjson" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["name"])')
   repomd_url="$base/repos/$repo_name/repodata/repomd.xml" pkg_url="$base/hosted/pkg/$name"
   curl -sf -o /dev/null "$repomd_url" && curl -sf -o /dev/null "$pkg_url" || { echo "n=$n: $repomd_url or $pkg_url fails" >&2; exit 1; }
   repomd_idle=$(wrk_p99 "$repomd_url"); pkg_idle=$(wrk_p99 "$pkg_url")

@@ -297,6 +297,11 @@ final class HostedPublisher {
         LOG.info(repo.name() + ": index built in full: " + e.getMessage());
         SnapshotStore.deleteTree(dir);
         Files.createDirectories(dir);
+      } catch (IOException | RuntimeException e) {
+        // The full build is the reference: a failed update must not stop every later publish.
+        LOG.log(Level.WARNING, repo.name() + ": incremental index update failed, building in full: " + e.getMessage(), e);
+        SnapshotStore.deleteTree(dir);
+        Files.createDirectories(dir);
       } finally {
         prev.release();
       }
