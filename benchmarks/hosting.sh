@@ -152,8 +152,8 @@ EOF
   put_p50=$(pct 50 < "$d/put.txt" | ms); put_p95=$(pct 95 < "$d/put.txt" | ms)
   cr_p50=$(pct 50 < "$d/cr.txt" | ms); cr_p95=$(pct 95 < "$d/cr.txt" | ms)
   # the server's own account of those publishes: total and index milliseconds
-  tail -n +"$(( pub0 + 1 ))" <(grep 'published ' "$d/serve.log") | grep -oE 'index [0-9]+ ms, total [0-9]+' \
-    | awk '{print $2, $5}' > "$d/publish-ms.txt" || true
+  tail -n +"$(( pub0 + 1 ))" <(grep 'published ' "$d/serve.log") | grep -oE 'index \([a-z]+\) [0-9]+ ms, total [0-9]+' \
+    | awk '{print $3, $6}' > "$d/publish-ms.txt" || true
   index_p50=$(awk '{print $1}' "$d/publish-ms.txt" | pct 50); publish_p50=$(awk '{print $2}' "$d/publish-ms.txt" | pct 50)
   log "n=$n: PUT p50 $put_p50 ms p95 $put_p95 ms; createrepo_c p50 $cr_p50 ms p95 $cr_p95 ms"
 
