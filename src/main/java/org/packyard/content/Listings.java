@@ -49,7 +49,7 @@ final class Listings {
     dirs.put("", new TreeMap<>());
     for (Manifest.FileRef f : s.snapshot().manifest().files()) add(dirs, f.href(), f.size());
     if (withPackages) {
-      for (int k = 1; k <= s.index().packageCount(); k++) {
+      for (int k = 1; k <= s.index().maxKey(); k++) {
         ContentRef c = s.index().content(k);
         if (c != null) add(dirs, c.href(), c.size());
       }

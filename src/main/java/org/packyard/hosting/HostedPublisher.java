@@ -22,6 +22,8 @@ import org.packyard.advisory.UpdateinfoWriter;
 import org.packyard.config.RepositoryConfig;
 import org.packyard.publish.ExtraMetadata;
 import org.packyard.index.IndexBuilder;
+import org.packyard.index.IndexUpdater;
+import org.packyard.index.SnapshotIndex;
 import org.packyard.index.XmlSource;
 import org.packyard.mirror.SyncGate;
 import org.packyard.publish.ChunkTable;
@@ -186,8 +188,10 @@ final class HostedPublisher {
     PackageSet work = packages.copy();
     Map<String, Advisory> workAdvisories = new TreeMap<>(advisories);
     List<Answer> answers = new ArrayList<>();
+    List<HostedPackage> added = new ArrayList<>(), removed = new ArrayList<>();
     boolean changed = false;
     Guard guard = (id, n) -> {};
+    boolean replaced = false;
     for (Change c : batch) {
       if (c instanceof Add a) {
         HostedPackage p = a.upload().pkg();
@@ -206,6 +210,7 @@ final class HostedPublisher {
         fsync(a.upload().temp());
         engine.blobs().commit(a.upload().temp(), p.sha256());
         work.add(p);
+        added.add(p);
         answers.add(new Answer(c, 201, p.json()));
         changed = true;
       } else if (c instanceof Remove r) {
@@ -215,11 +220,13 @@ final class HostedPublisher {
           continue;
         }
         work.remove(p);
+        removed.add(p);
         answers.add(new Answer(c, 200, p.json().put("removed", true)));
         changed = true;
       } else if (c instanceof Replace r) {
         work = r.set();
         guard = r.guard();
+        replaced = true;
         answers.add(new Answer(c, 201, new io.vertx.core.json.JsonObject().put("repository", repo.name()).put("packages", r.set().size())));
         changed = true;
       } else if (c instanceof PutAdvisories pa) {
@@ -246,7 +253,10 @@ final class HostedPublisher {
       }
     }
     if (changed) {
-      Published pub = write(work, workAdvisories, pass, guard);
+      List<HostedPackage> fresh = net(added, work);
+      fresh.sort(java.util.Comparator.comparing(HostedPackage::xml, RepoWriter.ORDER)); // the index wants them in primary's order
+      // a promote replaces the whole set: its index is built in full
+      Published pub = write(work, workAdvisories, replaced ? null : fresh, replaced ? null : net(removed, packages), pass, guard);
       packages = work;
       advisories = workAdvisories;
       loadedId = pub.id();
@@ -283,6 +293,13 @@ final class HostedPublisher {
     return out;
   }
 
+  /** Those of {@code changes} that are in {@code in} (an upload deleted in the same batch is neither added nor removed). */
+  private static List<HostedPackage> net(List<HostedPackage> changes, PackageSet in) {
+    List<HostedPackage> out = new ArrayList<>();
+    for (HostedPackage p : changes) if (in.atLocation(p.location()) == p) out.add(p);
+    return out;
+  }
+
   private void ensureLoaded() throws IOException {
     var served = engine.catalog().view().repository(repo.name());
     String servedId = served == null ? null : served.snapshot().id();
@@ -302,8 +319,13 @@ final class HostedPublisher {
     loadedId = servedId;
   }
 
-  /** Writes metadata, index and manifest for {@code work}, runs {@code guard}, then publishes them. Blocking. */
-  private Published write(PackageSet work, Map<String, Advisory> advisories, SyncGate.Pass pass, Guard guard) throws IOException {
+  /**
+   * Writes metadata, index and manifest for {@code work}, runs {@code guard}, then publishes them;
+   * {@code added} and {@code removed} are what changed since the served snapshot (null: build the
+   * index in full). Blocking.
+   */
+  private Published write(PackageSet work, Map<String, Advisory> advisories, List<HostedPackage> added, List<HostedPackage> removed,
+      SyncGate.Pass pass, Guard guard) throws IOException {
     long t0 = System.nanoTime();
     Instant now = engine.clock().instant();
     Path dir = engine.blobs().newTempDirectory();
@@ -338,8 +360,7 @@ final class HostedPublisher {
       }
       staging = engine.snapshots().stage(repo.name());
       long t1 = System.nanoTime();
-      IndexBuilder.build(staging.indexDir(), source(r.files().get(0)), source(r.files().get(1)), source(r.files().get(2)),
-          engine.ingest(), engine.ingest(), n -> {});
+      String how = index(staging.indexDir(), r, work, added, removed);
       long t2 = System.nanoTime();
       Files.write(staging.indexDir().resolve(SnapshotLoader.CHUNKS), r.table().toBytes());
       Manifest m = new Manifest(Manifest.FORMAT, repo.name(), engine.snapshots().newId(repomdSha), now.toString(), null, revision,
@@ -350,7 +371,7 @@ final class HostedPublisher {
       chunks = r.table();
       publishes++;
       LOG.info(repo.name() + ": published " + m.id() + " with " + work.size() + " packages (chunks: " + r.chunksCompressed()
-          + " compressed, " + r.chunksReused() + " reused; metadata " + (t1 - t0) / 1_000_000 + " ms, index " + (t2 - t1) / 1_000_000
+          + " compressed, " + r.chunksReused() + " reused; metadata " + (t1 - t0) / 1_000_000 + " ms, index (" + how + ") " + (t2 - t1) / 1_000_000
           + " ms, total " + (System.nanoTime() - t0) / 1_000_000 + " ms)");
       engine.onPublish().accept(pub);
       return pub;
@@ -358,6 +379,82 @@ final class HostedPublisher {
       if (staging != null) engine.snapshots().discard(staging);
       SnapshotStore.deleteTree(dir);
     }
+  }
+
+  /**
+   * Writes the snapshot index into {@code dir}: updated from the served snapshot's index with what
+   * changed ({@link IndexUpdater}), or built in full from the new metadata when there is no served
+   * index to start from or it cannot be updated. Returns which ("incremental" or "full").
+   */
+  private String index(Path dir, RepoWriter.Result r, PackageSet work, List<HostedPackage> added, List<HostedPackage> removed)
+      throws IOException {
+    var served = engine.catalog().view().repository(repo.name());
+    SnapshotIndex prev = null;
+    if (served != null && served.snapshot().id().equals(loadedId)) {
+      try {
+        prev = served.index().retain();
+      } catch (IllegalStateException retired) {
+        prev = null; // replaced meanwhile: build in full
+      }
+    }
+    if (prev != null && added == null) {
+      prev.release();
+      prev = null;
+    }
+    if (prev != null) {
+      try {
+        IndexUpdater.update(prev, dir,
+            document(0, removed), document(0, added), document(1, added), document(2, added), slots(work, added));
+        return "incremental";
+      } catch (IndexUpdater.NotIncremental e) {
+        LOG.info(repo.name() + ": index built in full: " + e.getMessage());
+        SnapshotStore.deleteTree(dir);
+        Files.createDirectories(dir);
+      } catch (IOException | RuntimeException e) {
+        // The full build is the reference: a failed update must not stop every later publish.
+        LOG.log(Level.WARNING, repo.name() + ": incremental index update failed, building in full: " + e.getMessage(), e);
+        SnapshotStore.deleteTree(dir);
+        Files.createDirectories(dir);
+      } finally {
+        prev.release();
+      }
+    }
+    IndexBuilder.build(dir, source(r.files().get(0)), source(r.files().get(1)), source(r.files().get(2)),
+        engine.ingest(), engine.ingest(), n -> {});
+    return "full";
+  }
+
+  private static XmlSource document(int type, List<HostedPackage> pkgs) {
+    List<byte[]> fragments = new ArrayList<>(pkgs.size());
+    for (HostedPackage p : pkgs) {
+      PackageXml x = p.xml();
+      fragments.add(type == 0 ? x.primary() : type == 1 ? x.filelists() : x.other());
+    }
+    return IndexUpdater.document(RepoWriter.TYPES.get(type), RepoWriter.document(type, fragments));
+  }
+
+  /**
+   * Where each added package goes in primary ({@code work}'s order): the nearest packages before
+   * and after it that were there already. One pass over the package set, no sorting.
+   */
+  private static java.util.function.Function<String, IndexUpdater.Slot> slots(PackageSet work, List<HostedPackage> added) {
+    java.util.Set<HostedPackage> fresh = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    fresh.addAll(added);
+    java.util.Map<String, IndexUpdater.Slot> out = new java.util.HashMap<>();
+    if (added.isEmpty()) return out::get;
+    List<String> pending = new ArrayList<>();
+    String before = null;
+    for (HostedPackage p : work.packages()) {
+      if (fresh.contains(p)) {
+        pending.add(p.location());
+        continue;
+      }
+      for (String l : pending) out.put(l, new IndexUpdater.Slot(before, p.location()));
+      pending.clear();
+      before = p.location();
+    }
+    for (String l : pending) out.put(l, new IndexUpdater.Slot(before, null));
+    return out::get;
   }
 
   private XmlSource source(MetadataFile f) {

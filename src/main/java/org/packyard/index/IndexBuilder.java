@@ -46,6 +46,7 @@ import org.packyard.rpm.PrimaryParser;
  */
 public final class IndexBuilder {
   private static final int BATCH = 2_000;
+  static final String INSERT_PACKAGE = "INSERT INTO packages VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
   private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
   /** What an index build saw. */
@@ -132,7 +133,7 @@ public final class IndexBuilder {
   }
 
   /** primary.xml: SQLite rows, the package records, and the maps by name, source and location. */
-  private static final class Primary {
+  static final class Primary {
     private final Path dir;
     private final LongConsumer progress;
     private final JsonRecords json = new JsonRecords();
@@ -157,6 +158,7 @@ public final class IndexBuilder {
     private final Executor executor;
     /** The full-text rows ({@link IndexSearch}), one per package, inserted beside the packages table. */
     private PreparedStatement text;
+    private PreparedStatement docs;
     /** Every dependency by kind and name, written to deps.bin once the ranks are known. */
     private final DepLists deps;
 
@@ -186,13 +188,15 @@ public final class IndexBuilder {
               + " checksum_type TEXT, size_package INTEGER, size_installed INTEGER, size_archive INTEGER,"
               + " time_file INTEGER, time_build INTEGER, rpm_license TEXT)");
           s.execute(IndexSearch.CREATE_TABLE);
+          s.execute(IndexSearch.CREATE_DOCS);
         }
         db.setAutoCommit(false);
         try (OutputStream headOut = new BufferedOutputStream(Files.newOutputStream(heads), 1 << 16);
-            PreparedStatement pkg = db.prepareStatement(
-                "INSERT INTO packages VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-            PreparedStatement text = db.prepareStatement(IndexSearch.INSERT)) {
+            PreparedStatement pkg = db.prepareStatement(INSERT_PACKAGE);
+            PreparedStatement text = db.prepareStatement(IndexSearch.INSERT);
+            PreparedStatement docs = db.prepareStatement(IndexSearch.INSERT_DOC)) {
           this.text = text;
+          this.docs = docs;
           long[] headPos = {0};
           long t0 = System.nanoTime();
           long cpu0 = THREADS.getCurrentThreadCpuTime();
@@ -205,6 +209,7 @@ public final class IndexBuilder {
           }));
           pkg.executeBatch();
           text.executeBatch();
+          docs.executeBatch();
           millis.put("primary", (System.nanoTime() - t0) / 1_000_000);
           // This thread's CPU time as well: on a shared machine it moves much less than the clock.
           millis.put("primary_cpu", (THREADS.getCurrentThreadCpuTime() - cpu0) / 1_000_000);
@@ -266,6 +271,30 @@ public final class IndexBuilder {
       headLength[key] = head.length();
       headPos[0] += head.length();
 
+      bindPackage(pkg, key, m);
+      pkg.addBatch();
+      text.setLong(1, key * IndexFiles.ORDER_GAP);
+      bindText(text, m);
+      text.addBatch();
+      docs.setLong(1, key * IndexFiles.ORDER_GAP);
+      docs.setInt(2, key);
+      docs.addBatch();
+      for (DepKind kind : DepKind.values()) {
+        for (Dependency d : m.deps(kind)) {
+          deps.add(kind, d.name(), key);
+          depCount++;
+        }
+      }
+      if (key % BATCH == 0) {
+        pkg.executeBatch();
+        text.executeBatch();
+        docs.executeBatch();
+        progress.accept(key);
+      }
+    }
+
+    /** The packages row of {@code m}: {@code INSERT INTO packages VALUES} with 20 parameters. */
+    static void bindPackage(PreparedStatement pkg, int key, PackageMeta m) throws SQLException {
       int i = 1;
       pkg.setInt(i++, key);
       pkg.setString(i++, m.pkgId());
@@ -287,23 +316,13 @@ public final class IndexBuilder {
       pkg.setLong(i++, m.timeFile());
       pkg.setLong(i++, m.timeBuild());
       setText(pkg, i, m.license());
-      pkg.addBatch();
-      text.setInt(1, key);
+    }
+
+    /** The full-text columns of {@code m} (parameters 2 to 4), as inserted and as a delete must repeat them. */
+    static void bindText(PreparedStatement text, PackageMeta m) throws SQLException {
       text.setString(2, m.name());
       setText(text, 3, m.summary());
       setText(text, 4, m.description());
-      text.addBatch();
-      for (DepKind kind : DepKind.values()) {
-        for (Dependency d : m.deps(kind)) {
-          deps.add(kind, d.name(), key);
-          depCount++;
-        }
-      }
-      if (key % BATCH == 0) {
-        pkg.executeBatch();
-        text.executeBatch();
-        progress.accept(key);
-      }
     }
 
     private void writePackages(Path heads, int[] rank) throws IOException {
@@ -368,6 +387,9 @@ public final class IndexBuilder {
       ByteBuffer b = ByteBuffer.allocate(4 * (count + 1)).order(java.nio.ByteOrder.LITTLE_ENDIAN);
       for (int k = 0; k <= count; k++) b.putInt(rank[k]);
       Files.write(dir.resolve(IndexFiles.RANKS), b.array());
+      ByteBuffer o = ByteBuffer.allocate(8 * (count + 1)).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+      for (int k = 0; k <= count; k++) o.putLong(k * IndexFiles.ORDER_GAP);
+      Files.write(dir.resolve(IndexFiles.ORDERS), o.array());
     }
 
     /** content.bin: per package its location, checksum, size and time, for mirroring and serving. */
@@ -627,7 +649,7 @@ public final class IndexBuilder {
     }
   }
 
-  private static void setText(PreparedStatement st, int i, String v) throws SQLException {
+  static void setText(PreparedStatement st, int i, String v) throws SQLException {
     if (v == null) st.setNull(i, Types.VARCHAR);
     else st.setString(i, v);
   }

@@ -17,6 +17,18 @@ final class IndexFiles {
    * {@code deps} table in index.sqlite instead.
    */
   static final String DEPS = "deps.bin";
+  /**
+   * For every package key, its place in primary's order: u64 little endian, increasing along
+   * primary, 0 for a key without a package. The full-text rows use it as their rowid (index.sqlite's
+   * {@code docs} table maps it back to the key), so an incremental update can insert a package
+   * between two others without renumbering: a full build spaces them {@link #ORDER_GAP} apart (room
+   * for 32 successive halvings at one spot, which a repository grown by uploads from a handful of
+   * packages needs: 2^20 ran out while 1,000 packages were uploaded into an empty one). An
+   * index without this file has keys in primary's order and full-text rowids equal to them.
+   */
+  static final String ORDERS = "orders.bin";
+  /** The distance between two neighbours' places after a full build. */
+  static final long ORDER_GAP = 1L << 32;
 
   /** packages.bin: package name to the key of its newest package. */
   static final int BY_NAME = 0;

@@ -36,9 +36,13 @@ import java.util.regex.Pattern;
  */
 public final class IndexSearch {
   /** Contentless: the words are indexed, the text itself stays in the records and the packages table. */
+  static final String TOKENIZE = "tokenize='unicode61 remove_diacritics 2'";
   static final String CREATE_TABLE = "CREATE VIRTUAL TABLE search USING fts5(name, summary, description,"
-      + " content='', tokenize='unicode61 remove_diacritics 2')";
+      + " content='', " + TOKENIZE + ")";
   static final String INSERT = "INSERT INTO search (rowid, name, summary, description) VALUES (?,?,?,?)";
+  /** Full-text rowid (the package's place in primary, {@link IndexFiles#ORDERS}) to package key. */
+  static final String CREATE_DOCS = "CREATE TABLE docs (docid INTEGER PRIMARY KEY, pkgKey INTEGER NOT NULL)";
+  static final String INSERT_DOC = "INSERT INTO docs (docid, pkgKey) VALUES (?,?)";
   /**
    * A word in the name weighs most, then the summary, then the description. Materialized: bm25()
    * works only in a query over the FTS table itself, not once flattened into the join.
@@ -50,6 +54,11 @@ public final class IndexSearch {
   /** Matches in index order: FTS5 reads its row lists in rowid order, so this stops after the page. */
   private static final String WALK = "SELECT p.name FROM search JOIN packages p ON p.pkgKey = search.rowid"
       + " WHERE search MATCH ? ORDER BY search.rowid";
+  /** {@link #RANK} and {@link #WALK} of an index with {@link IndexFiles#ORDERS}: rowids map to keys through {@code docs}. */
+  private static final String RANK_DOCS = RANK.replace("JOIN packages p ON p.pkgKey = s.k",
+      "JOIN docs d ON d.docid = s.k JOIN packages p ON p.pkgKey = d.pkgKey");
+  private static final String WALK_DOCS = "SELECT p.name FROM search JOIN docs d ON d.docid = search.rowid"
+      + " JOIN packages p ON p.pkgKey = d.pkgKey WHERE search MATCH ? ORDER BY search.rowid";
   private static final String COUNT = "SELECT count(*) FROM (SELECT 1 FROM search WHERE search MATCH ? LIMIT ?)";
   /**
    * The most text matches ranked by BM25 (about 3 microseconds each); a query matching more
@@ -245,7 +254,7 @@ public final class IndexSearch {
   /** A selective query: every match scored, best first, then by name. */
   private static void rank(Connection c, PreparedStatement row, SnapshotIndex index, String match, int limit,
       Set<String> seen, List<Hit> out) throws SQLException {
-    try (PreparedStatement st = c.prepareStatement(RANK)) {
+    try (PreparedStatement st = c.prepareStatement(index.ordered() ? RANK_DOCS : RANK)) {
       st.setString(1, match);
       st.setInt(2, limit + seen.size()); // names of the first tiers are skipped here
       int added = 0;
@@ -266,7 +275,7 @@ public final class IndexSearch {
   /** A common word: matches in index order, a name where its first package is, read only as far as the page. */
   private static void walk(Connection c, PreparedStatement row, SnapshotIndex index, String match, int limit,
       Set<String> seen, List<Hit> out) throws SQLException {
-    try (PreparedStatement st = c.prepareStatement(WALK)) {
+    try (PreparedStatement st = c.prepareStatement(index.ordered() ? WALK_DOCS : WALK)) {
       st.setString(1, match);
       int added = 0;
       try (ResultSet rs = st.executeQuery()) {

@@ -22,6 +22,14 @@ import java.util.List;
  * {@code u16 nameLength, name bytes (UTF-8), u32 key}. Files larger than 2 GiB are mapped in
  * overlapping windows, so every record and entry is one contiguous slice.
  *
+ * <p>Segments: a record may sit in another file of the same directory, a <em>segment</em> (the
+ * records of an earlier snapshot's file, hard-linked, so an incremental index reuses them without
+ * copying). The header's u32 at 40 counts them and its u64 at 48 locates their names
+ * ({@code u16 length, UTF-8 file name} each); a start's top byte names the segment (0: this file,
+ * {@code s}: segment {@code s - 1}), its low 56 bits the offset in it. A file without segments reads
+ * as before. The u32 at 56, when not 0, is the number of keys that have a record (an incremental
+ * index leaves deleted keys empty).
+ *
  * <pre>{@code
  * try (RecordFile f = RecordFile.open(path)) {
  *   int key = f.lookup(0, "bash".getBytes(UTF_8));
@@ -35,9 +43,19 @@ public final class RecordFile implements AutoCloseable {
   static final int MAX_MAPS = 4;
   private static final long WINDOW = 1L << 30;
 
+  static final int SEGMENT_SHIFT = 56;
+  static final long OFFSET_MASK = (1L << SEGMENT_SHIFT) - 1;
+  /** The most segments one file may name. */
+  static final int MAX_SEGMENTS = 255;
+
   private final Path path;
   private final MappedByteBuffer[] windows;
   private final long size;
+  /** Segment {@code s}'s file name and mapped windows, index 0 being this file. */
+  private final List<String> segmentNames = new ArrayList<>();
+  private final MappedByteBuffer[][] segments;
+  private final long[] segmentSizes;
+  private final int live;
   private final int keyCount;
   private final long startsPos;
   private final long lengthsPos;
@@ -45,11 +63,31 @@ public final class RecordFile implements AutoCloseable {
   private final int[] mapSlotMask;
   private final long[] mapEntriesPos;
 
-  private RecordFile(Path path, MappedByteBuffer[] windows, long size) {
+  private RecordFile(Path path, MappedByteBuffer[] windows, long size) throws IOException {
     this.path = path;
     this.windows = windows;
     this.size = size;
     if (getLong(0) != MAGIC) throw new IllegalStateException(path + " is not a Packyard record file");
+    int segmentCount = getInt(40);
+    live = getInt(56);
+    segments = new MappedByteBuffer[segmentCount + 1][];
+    segmentSizes = new long[segmentCount + 1];
+    segments[0] = windows;
+    segmentSizes[0] = size;
+    long at = getLong(48);
+    for (int s = 1; s <= segmentCount; s++) {
+      int len = getShort(at) & 0xFFFF;
+      byte[] name = new byte[len];
+      for (int i = 0; i < len; i++) name[i] = windows[(int) ((at + 2 + i) / WINDOW)].get((int) ((at + 2 + i) % WINDOW));
+      at += 2 + len;
+      String n = new String(name, StandardCharsets.UTF_8);
+      segmentNames.add(n);
+      Path seg = path.resolveSibling(n);
+      try (FileChannel ch = FileChannel.open(seg, StandardOpenOption.READ)) {
+        segmentSizes[s] = ch.size();
+        segments[s] = map(ch, ch.size(), getInt(32));
+      }
+    }
     keyCount = getInt(8);
     int mapCount = getInt(12);
     startsPos = getLong(16);
@@ -75,17 +113,45 @@ public final class RecordFile implements AutoCloseable {
       if (size < HEADER) throw new IOException(path + " is truncated (" + size + " bytes)");
       ByteBuffer head = ByteBuffer.allocate(HEADER).order(ByteOrder.LITTLE_ENDIAN);
       ch.read(head, 0);
-      int maxRecord = head.getInt(32);
-      long overlap = Math.max(maxRecord, 1 << 17) + 64L;
-      List<MappedByteBuffer> list = new ArrayList<>();
-      for (long start = 0; start < size; start += WINDOW) {
-        long len = Math.min(WINDOW + overlap, size - start);
-        MappedByteBuffer b = ch.map(FileChannel.MapMode.READ_ONLY, start, len);
-        b.order(ByteOrder.LITTLE_ENDIAN);
-        list.add(b);
-      }
-      return new RecordFile(path, list.toArray(MappedByteBuffer[]::new), size);
+      return new RecordFile(path, map(ch, size, head.getInt(32)), size);
     }
+  }
+
+  private static MappedByteBuffer[] map(FileChannel ch, long size, int maxRecord) throws IOException {
+    long overlap = Math.max(maxRecord, 1 << 17) + 64L;
+    List<MappedByteBuffer> list = new ArrayList<>();
+    for (long start = 0; start < size; start += WINDOW) {
+      long len = Math.min(WINDOW + overlap, size - start);
+      MappedByteBuffer b = ch.map(FileChannel.MapMode.READ_ONLY, start, len);
+      b.order(ByteOrder.LITTLE_ENDIAN);
+      list.add(b);
+    }
+    return list.toArray(MappedByteBuffer[]::new);
+  }
+
+  /** The file names of this file's segments, in segment order (segment {@code s} is element {@code s - 1}). */
+  List<String> segmentNames() {
+    return segmentNames;
+  }
+
+  /** The raw start of key {@code key}'s record (segment in the top byte), and its length in the low 32 bits of {@link #length}. */
+  long start(int key) {
+    return getLong(startsPos + 8L * key);
+  }
+
+  /** The length of key {@code key}'s record, 0 for none. */
+  int length(int key) {
+    return key < 0 || key >= keyCount ? 0 : getInt(lengthsPos + 4L * key);
+  }
+
+  /** The longest record, here or in a segment. */
+  int maxRecord() {
+    return getInt(32);
+  }
+
+  /** The number of keys that have a record: stated in the header, else every key but 0. */
+  public int liveCount() {
+    return live != 0 ? live : keyCount - 1;
   }
 
   /** Number of keys (one more than the largest key). */
@@ -98,7 +164,12 @@ public final class RecordFile implements AutoCloseable {
     if (key < 0 || key >= keyCount) return null;
     int len = getInt(lengthsPos + 4L * key);
     if (len == 0) return null;
-    return slice(getLong(startsPos + 8L * key), len);
+    long start = getLong(startsPos + 8L * key);
+    int seg = (int) (start >>> SEGMENT_SHIFT);
+    if (seg == 0) return slice(start, len);
+    long pos = start & OFFSET_MASK;
+    if (seg >= segments.length || pos + len > segmentSizes[seg]) throw new IllegalStateException(path + " is corrupt at key " + key);
+    return segments[seg][(int) (pos / WINDOW)].slice((int) (pos % WINDOW), len);
   }
 
   /** Returns the key that map {@code map} holds for {@code name} (UTF-8), or -1. */

@@ -22,11 +22,28 @@ final class RecordFileWriter implements AutoCloseable {
   private long position = RecordFile.HEADER;
   private int maxRecord;
   private boolean finished;
+  private java.util.List<String> segments = java.util.List.of();
+  private int live;
 
   RecordFileWriter(Path path) throws IOException {
     this.path = path;
     this.out = new BufferedOutputStream(Files.newOutputStream(path), 1 << 16);
     out.write(new byte[RecordFile.HEADER]);
+  }
+
+  /**
+   * Names the segments (files beside this one, see {@link RecordFile}) that starts with a
+   * non-zero top byte point into; {@code maxRecord} is the longest record in them.
+   */
+  void segments(java.util.List<String> names, int maxRecord) {
+    if (names.size() > RecordFile.MAX_SEGMENTS) throw new IllegalArgumentException("too many segments: " + names.size());
+    this.segments = java.util.List.copyOf(names);
+    this.maxRecord = Math.max(this.maxRecord, maxRecord);
+  }
+
+  /** States how many keys have a record (when some keys are left empty). */
+  void liveCount(int n) {
+    this.live = n;
   }
 
   /** Appends a record and returns its start offset. */
@@ -94,6 +111,14 @@ final class RecordFileWriter implements AutoCloseable {
     flush(buf);
     long mapsPos = position;
     for (Names map : maps) writeMap(map);
+    long segmentsPos = position;
+    for (String n : segments) {
+      byte[] b = n.getBytes(StandardCharsets.UTF_8);
+      out.write(b.length); // u16 little endian, as every number in the file
+      out.write(b.length >>> 8);
+      out.write(b);
+      position += 2 + b.length;
+    }
     out.close();
     finished = true;
 
@@ -104,6 +129,9 @@ final class RecordFileWriter implements AutoCloseable {
     head.putLong(16, startsPos);
     head.putLong(24, mapsPos);
     head.putInt(32, maxRecord);
+    head.putInt(40, segments.size());
+    head.putLong(48, segmentsPos);
+    head.putInt(56, live);
     try (FileChannel ch = FileChannel.open(path, StandardOpenOption.WRITE)) {
       ch.write(head, 0);
       ch.force(true);

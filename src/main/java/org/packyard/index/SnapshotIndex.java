@@ -36,14 +36,17 @@ public final class SnapshotIndex implements AutoCloseable {
   /** Null for a snapshot indexed before deps.bin: its dependencies are a table in index.sqlite. */
   private final RecordFile deps;
   private final IntBuffer ranks;
+  /** Null for an index from before orders.bin (keys in primary's order). */
+  private final java.nio.LongBuffer orders;
   private final ArrayBlockingQueue<Connection> idle = new ArrayBlockingQueue<>(MAX_CONNECTIONS);
   private final AtomicInteger refs = new AtomicInteger(1);
   private final AtomicBoolean retired = new AtomicBoolean();
   private volatile boolean closed;
 
   private SnapshotIndex(Path dir, RecordFile packages, RecordFile files, RecordFile changelogs, RecordFile content,
-      RecordFile deps, IntBuffer ranks) {
+      RecordFile deps, IntBuffer ranks, java.nio.LongBuffer orders) {
     this.dir = dir;
+    this.orders = orders;
     this.deps = deps;
     this.ranks = ranks;
     this.packages = packages;
@@ -64,7 +67,14 @@ public final class SnapshotIndex implements AutoCloseable {
         RecordFile.open(dir.resolve(IndexFiles.CHANGELOGS)),
         RecordFile.open(dir.resolve(IndexFiles.CONTENT)),
         Files.isRegularFile(dir.resolve(IndexFiles.DEPS)) ? RecordFile.open(dir.resolve(IndexFiles.DEPS)) : null,
-        mapInts(dir.resolve(IndexFiles.RANKS)));
+        mapInts(dir.resolve(IndexFiles.RANKS)),
+        Files.isRegularFile(dir.resolve(IndexFiles.ORDERS)) ? map(dir.resolve(IndexFiles.ORDERS)).asLongBuffer() : null);
+  }
+
+  private static java.nio.ByteBuffer map(Path file) throws IOException {
+    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.READ)) {
+      return ch.map(java.nio.channels.FileChannel.MapMode.READ_ONLY, 0, ch.size()).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    }
   }
 
   private static IntBuffer mapInts(Path file) throws IOException {
@@ -78,9 +88,47 @@ public final class SnapshotIndex implements AutoCloseable {
     return dir;
   }
 
-  /** Number of packages in primary. Keys run from 1 to this number. */
+  /** Number of packages in primary. */
   public int packageCount() {
+    return packages.liveCount();
+  }
+
+  /**
+   * The largest key. Keys run from 1 to this number; after an incremental update some of them
+   * (deleted packages) have no records.
+   */
+  public int maxKey() {
     return packages.keyCount() - 1;
+  }
+
+  /** True when full-text rowids are places in primary ({@link IndexFiles#ORDERS}), not keys. */
+  boolean ordered() {
+    return orders != null;
+  }
+
+  /** Package {@code key}'s place in primary's order (increasing along it), or its key in an index without orders.bin. */
+  long order(int key) {
+    return orders == null ? key : orders.get(key);
+  }
+
+  RecordFile packagesFile() {
+    return packages;
+  }
+
+  RecordFile filesFile() {
+    return files;
+  }
+
+  RecordFile changelogsFile() {
+    return changelogs;
+  }
+
+  RecordFile contentFile() {
+    return content;
+  }
+
+  RecordFile depsFile() {
+    return deps;
   }
 
   /** The key of the newest package named {@code name} (UTF-8), or -1. */

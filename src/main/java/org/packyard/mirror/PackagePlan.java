@@ -15,7 +15,7 @@ public interface PackagePlan {
   /** Every package primary.xml lists. */
   PackagePlan ALL = (repo, index) -> {
     List<FetchItem> out = new ArrayList<>(index.packageCount());
-    for (int key = 1; key <= index.packageCount(); key++) {
+    for (int key = 1; key <= index.maxKey(); key++) {
       ContentRef c = index.content(key);
       if (c != null) out.add(FetchItem.of(c));
     }

@@ -65,6 +65,19 @@ public final class RepoWriter {
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<otherdata xmlns=\"http://linux.duke.edu/metadata/other\" packages=\"%d\">\n"};
   private static final String[] FOOTERS = {"</metadata>\n", "</filelists>\n", "</otherdata>\n"};
 
+  /**
+   * An uncompressed document of type {@code type} (an index into {@link #TYPES}) holding
+   * {@code fragments}, each one element of {@link PackageXml} of that type: what the snapshot index
+   * reads for a few packages (an incremental update) without going through the chunks.
+   */
+  public static byte[] document(int type, List<byte[]> fragments) {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    out.writeBytes(bytes(String.format(HEADERS[type], fragments.size())));
+    for (byte[] f : fragments) out.writeBytes(f);
+    out.writeBytes(bytes(FOOTERS[type]));
+    return out.toByteArray();
+  }
+
   private final MetadataCompression compression;
   private final int chunkPackages;
 

@@ -1,0 +1,656 @@
+package org.packyard.index;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import org.packyard.rpm.DepKind;
+import org.packyard.rpm.Dependency;
+import org.packyard.rpm.Evr;
+import org.packyard.rpm.FilelistsParser;
+import org.packyard.rpm.OtherParser;
+import org.packyard.rpm.PackageMeta;
+import org.packyard.rpm.PrimaryParser;
+
+/**
+ * Derives a snapshot index from the previous snapshot's index and what changed, in time that grows
+ * with the change, not with the repository: the alternative to {@link IndexBuilder#build} for a
+ * repository whose metadata Packyard writes itself (a hosted one), where each publish adds or
+ * removes a few packages. The result answers every lookup and search exactly as a full build over
+ * the new metadata does (IndexUpdaterTest compares them answer by answer).
+ *
+ * <p>How: package keys are stable. A removed package's key is left empty, an added one gets the
+ * next free key; its place in primary's order ({@link IndexFiles#ORDERS}) goes between its
+ * neighbours', which is what every "first in primary" rule and the full-text rowid use. The record
+ * files reuse the previous index's records by hard-linking its files as segments
+ * ({@link RecordFile}), and hold only the new records (added packages, and the packages whose
+ * co-packages changed), the key table and the name maps. index.sqlite is copied and patched (rows
+ * and full-text rows deleted and inserted, the words of the changed rows recounted in
+ * {@code search_terms}). deps.bin rewrites only the records of the dependency names the change
+ * touches. What still grows with the repository: the key tables, the name maps, ranks.bin and
+ * orders.bin are rewritten whole (12 bytes a key plus the maps' entries), one pass over the
+ * packages table reads every package's name, version, source and location, and index.sqlite is
+ * copied.
+ *
+ * <p>{@link NotIncremental} says to build in full instead: an index from before orders.bin, no
+ * room left between two neighbours' places, or a package to remove that the index does not have.
+ */
+public final class IndexUpdater {
+  /** The most segments a record file keeps; beyond, the newer half is copied into the new file. */
+  static final int MAX_SEGMENTS = 8;
+  private static final byte[] CO_PACKAGES = ",\"co-packages\":[".getBytes(StandardCharsets.US_ASCII);
+
+  private IndexUpdater() {}
+
+  /** The previous index cannot be updated; build in full. */
+  public static final class NotIncremental extends Exception {
+    NotIncremental(String why) {
+      super(why);
+    }
+  }
+
+  /** Where an added package goes: the locations of the nearest kept packages before and after it in primary (null at an end). */
+  public record Slot(String before, String after) {}
+
+  /** What an update did. */
+  public record Stats(int packages, int added, int removed, int recordsWritten, Map<String, Long> millis) {}
+
+  /**
+   * Writes into the empty directory {@code dir} the index of the previous one ({@code prev}) with
+   * the packages of {@code removed} (a primary document) taken out and those of {@code added}
+   * (primary, filelists and other documents, in primary's order) put in; {@code slots} places each
+   * added package (by location). Blocking.
+   */
+  public static Stats update(SnapshotIndex prev, Path dir, XmlSource removed, XmlSource addedPrimary, XmlSource addedFilelists,
+      XmlSource addedOther, Function<String, Slot> slots) throws NotIncremental, IOException {
+    if (!prev.ordered() || prev.depsFile() == null) throw new NotIncremental(prev.dir() + " has no orders.bin or deps.bin");
+    Map<String, Long> millis = new LinkedHashMap<>();
+    long t0 = System.nanoTime();
+    List<PackageMeta> gone = new ArrayList<>();
+    IndexBuilder.readFully(removed, in -> PrimaryParser.parse(in, gone::add));
+    List<PackageMeta> added = new ArrayList<>();
+    IndexBuilder.readFully(addedPrimary, in -> PrimaryParser.parse(in, added::add));
+    Map<String, byte[]> files = new HashMap<>();
+    Map<String, byte[]> logs = new HashMap<>();
+    JsonRecords json = new JsonRecords();
+    IndexBuilder.readFully(addedFilelists, in -> FilelistsParser.parse(in, (ref, f) -> files.putIfAbsent(ref.pkgId(), json.files(f).toByteArray())));
+    IndexBuilder.readFully(addedOther, in -> OtherParser.parse(in, (ref, c) -> logs.putIfAbsent(ref.pkgId(), json.changelogs(c).toByteArray())));
+
+    int oldMax = prev.maxKey();
+    int newMax = oldMax + added.size();
+    int[] goneKeys = new int[gone.size()];
+    Set<Integer> goneSet = new HashSet<>();
+    for (int i = 0; i < gone.size(); i++) {
+      int k = prev.byLocation(bytes(gone.get(i).locationHref()));
+      if (k <= 0 || !goneSet.add(k)) throw new NotIncremental("the index has no package at " + gone.get(i).locationHref());
+      goneKeys[i] = k;
+    }
+    long[] order = new long[newMax + 1];
+    for (int k = 1; k <= oldMax; k++) order[k] = goneSet.contains(k) ? 0 : prev.order(k);
+    place(prev, added, slots, goneSet, oldMax, order);
+    millis.put("parse_and_place", ms(t0));
+
+    long t1 = System.nanoTime();
+    Path db = dir.resolve(IndexFiles.SQLITE);
+    Files.copy(prev.dir().resolve(IndexFiles.SQLITE), db);
+    Rows rows;
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db)) {
+      patch(c, gone, goneKeys, prev, added, oldMax, order);
+      millis.put("sqlite", ms(t1));
+      long t2 = System.nanoTime();
+      rows = Rows.read(c, newMax);
+      millis.put("read_rows", ms(t2));
+    } catch (SQLException e) {
+      throw new IOException("cannot update " + db + ": " + e.getMessage(), e);
+    }
+
+    long t3 = System.nanoTime();
+    int[] byOrder = rows.keysInOrder(order);
+    int[] rank = rows.ranks(byOrder);
+    writeInts(dir.resolve(IndexFiles.RANKS), rank);
+    writeLongs(dir.resolve(IndexFiles.ORDERS), order);
+    millis.put("ranks", ms(t3));
+
+    long t4 = System.nanoTime();
+    Segments seg = new Segments(prev.dir(), dir);
+    int written = writePackages(prev, dir, seg, rows, byOrder, gone, added, oldMax, json);
+    List<byte[]> fileRecords = new ArrayList<>(), logRecords = new ArrayList<>(), contentRecords = new ArrayList<>();
+    for (PackageMeta m : added) {
+      fileRecords.add(files.get(m.pkgId()));
+      logRecords.add(logs.get(m.pkgId()));
+      contentRecords.add(ContentRef.encode(m));
+    }
+    written += perPackage(prev.filesFile(), dir, IndexFiles.FILES, seg, goneSet, oldMax, fileRecords, byOrder.length);
+    written += perPackage(prev.changelogsFile(), dir, IndexFiles.CHANGELOGS, seg, goneSet, oldMax, logRecords, byOrder.length);
+    written += perPackage(prev.contentFile(), dir, IndexFiles.CONTENT, seg, goneSet, oldMax, contentRecords, byOrder.length);
+    millis.put("records", ms(t4));
+    long t5 = System.nanoTime();
+    written += writeDeps(prev, dir, seg, gone, goneKeys, added, oldMax, rank, order);
+    millis.put("deps", ms(t5));
+    millis.put("total", ms(t0));
+    return new Stats(byOrder.length, added.size(), gone.size(), written, millis);
+  }
+
+  /** Gives each added package (keys after {@code oldMax}) its place between its kept neighbours'. */
+  private static void place(SnapshotIndex prev, List<PackageMeta> added, Function<String, Slot> slots, Set<Integer> gone,
+      int oldMax, long[] order) throws NotIncremental {
+    Map<Slot, List<Integer>> runs = new LinkedHashMap<>(); // the added packages between the same two kept ones, in primary's order
+    for (int i = 0; i < added.size(); i++) runs.computeIfAbsent(slots.apply(added.get(i).locationHref()), x -> new ArrayList<>()).add(i);
+    for (Map.Entry<Slot, List<Integer>> e : runs.entrySet()) {
+      Slot s = e.getKey();
+      List<Integer> run = e.getValue();
+      long lo = s.before() == null ? 0 : keptOrder(prev, s.before(), gone);
+      long hi = s.after() == null ? lo + (run.size() + 1) * IndexFiles.ORDER_GAP : keptOrder(prev, s.after(), gone);
+      if (hi - lo <= run.size()) throw new NotIncremental("no room between " + s.before() + " and " + s.after());
+      for (int r = 0; r < run.size(); r++) order[oldMax + 1 + run.get(r)] = lo + (hi - lo) / (run.size() + 1) * (r + 1);
+    }
+  }
+
+  private static long keptOrder(SnapshotIndex prev, String location, Set<Integer> gone) throws NotIncremental {
+    int k = prev.byLocation(bytes(location));
+    if (k <= 0 || gone.contains(k)) throw new NotIncremental("no kept package at " + location);
+    return prev.order(k);
+  }
+
+  /** Deletes and inserts the rows of the changed packages in the copied database; recounts their words. */
+  private static void patch(Connection c, List<PackageMeta> gone, int[] goneKeys, SnapshotIndex prev, List<PackageMeta> added,
+      int oldMax, long[] order) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute("PRAGMA journal_mode=OFF");
+      s.execute("PRAGMA synchronous=OFF");
+      s.execute("PRAGMA locking_mode=EXCLUSIVE");
+      s.execute("CREATE VIRTUAL TABLE temp.changed USING fts5(name, summary, description, " + IndexSearch.TOKENIZE + ")");
+    }
+    c.setAutoCommit(false);
+    try (PreparedStatement delPkg = c.prepareStatement("DELETE FROM packages WHERE pkgKey = ?");
+        PreparedStatement delDoc = c.prepareStatement("DELETE FROM docs WHERE docid = ?");
+        PreparedStatement delText = c.prepareStatement(
+            "INSERT INTO search (search, rowid, name, summary, description) VALUES ('delete', ?, ?, ?, ?)");
+        PreparedStatement pkg = c.prepareStatement(IndexBuilder.INSERT_PACKAGE);
+        PreparedStatement text = c.prepareStatement(IndexSearch.INSERT);
+        PreparedStatement doc = c.prepareStatement(IndexSearch.INSERT_DOC);
+        PreparedStatement changed = c.prepareStatement("INSERT INTO temp.changed (name, summary, description) VALUES (?,?,?)")) {
+      for (int i = 0; i < gone.size(); i++) {
+        PackageMeta m = gone.get(i);
+        long docid = prev.order(goneKeys[i]);
+        delPkg.setInt(1, goneKeys[i]);
+        delPkg.executeUpdate();
+        delDoc.setLong(1, docid);
+        delDoc.executeUpdate();
+        delText.setLong(1, docid);
+        IndexBuilder.Primary.bindText(delText, m); // a contentless table forgets a row given the values it was given
+        delText.executeUpdate();
+        bindChanged(changed, m);
+        changed.executeUpdate();
+      }
+      for (int i = 0; i < added.size(); i++) {
+        PackageMeta m = added.get(i);
+        int key = oldMax + 1 + i;
+        IndexBuilder.Primary.bindPackage(pkg, key, m);
+        pkg.executeUpdate();
+        text.setLong(1, order[key]);
+        IndexBuilder.Primary.bindText(text, m);
+        text.executeUpdate();
+        doc.setLong(1, order[key]);
+        doc.setInt(2, key);
+        doc.executeUpdate();
+        bindChanged(changed, m);
+        changed.executeUpdate();
+      }
+    }
+    // search_terms holds every word of the full-text index with its row count: recount the words of the changed rows.
+    List<String> terms = new ArrayList<>();
+    try (Statement s = c.createStatement()) {
+      s.execute("CREATE VIRTUAL TABLE temp.changed_vocab USING fts5vocab(temp, changed, row)");
+      s.execute("CREATE VIRTUAL TABLE temp.search_vocab USING fts5vocab(main, search, row)");
+      try (ResultSet rs = s.executeQuery("SELECT term FROM temp.changed_vocab")) {
+        while (rs.next()) terms.add(rs.getString(1));
+      }
+    }
+    try (PreparedStatement count = c.prepareStatement("SELECT doc FROM temp.search_vocab WHERE term = ?");
+        PreparedStatement put = c.prepareStatement("INSERT OR REPLACE INTO search_terms (term, docs) VALUES (?, ?)");
+        PreparedStatement del = c.prepareStatement("DELETE FROM search_terms WHERE term = ?")) {
+      for (String t : terms) {
+        count.setString(1, t);
+        long docs = 0;
+        try (ResultSet rs = count.executeQuery()) {
+          if (rs.next()) docs = rs.getLong(1);
+        }
+        if (docs > 0) {
+          put.setString(1, t);
+          put.setLong(2, docs);
+          put.executeUpdate();
+        } else {
+          del.setString(1, t);
+          del.executeUpdate();
+        }
+      }
+    }
+    c.commit();
+    c.setAutoCommit(true);
+    try (Statement s = c.createStatement()) {
+      s.execute("DROP TABLE temp.search_vocab");
+      s.execute("DROP TABLE temp.changed_vocab");
+      s.execute("DROP TABLE temp.changed");
+    }
+  }
+
+  /** The full-text columns of {@code m} into the temporary table of changed rows. */
+  private static void bindChanged(PreparedStatement changed, PackageMeta m) throws SQLException {
+    changed.setString(1, m.name());
+    IndexBuilder.setText(changed, 2, m.summary());
+    IndexBuilder.setText(changed, 3, m.description());
+  }
+
+  /** Every package's name, version, source and location, by key (null where a key has none). */
+  private static final class Rows {
+    final String[] names, sources, locations;
+    final Evr[] evrs;
+    int count;
+
+    private Rows(int maxKey) {
+      names = new String[maxKey + 1];
+      sources = new String[maxKey + 1];
+      locations = new String[maxKey + 1];
+      evrs = new Evr[maxKey + 1];
+    }
+
+    static Rows read(Connection c, int maxKey) throws SQLException {
+      Rows r = new Rows(maxKey);
+      try (Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("SELECT pkgKey, name, epoch, version, release, rpm_sourcerpm, location_href FROM packages")) {
+        while (rs.next()) {
+          int k = rs.getInt(1);
+          r.names[k] = rs.getString(2);
+          r.evrs[k] = Evr.sharingEpoch(new Evr(rs.getString(3), rs.getString(4), rs.getString(5)));
+          r.sources[k] = rs.getString(6);
+          r.locations[k] = rs.getString(7);
+          r.count++;
+        }
+      }
+      return r;
+    }
+
+    /** The keys that have a package, in primary's order. */
+    int[] keysInOrder(long[] order) {
+      long[] pairs = new long[count];
+      int n = 0;
+      for (int k = 1; k < names.length; k++) if (names[k] != null) pairs[n++] = k;
+      Long[] boxed = new Long[n];
+      for (int i = 0; i < n; i++) boxed[i] = pairs[i];
+      Arrays.sort(boxed, (a, b) -> Long.compare(order[(int) (long) a], order[(int) (long) b]));
+      int[] out = new int[n];
+      for (int i = 0; i < n; i++) out[i] = (int) (long) boxed[i];
+      return out;
+    }
+
+    /** As {@link IndexBuilder}: each package's position in rpm's version order, equal versions sharing one; 0 for no package. */
+    int[] ranks(int[] keys) {
+      Integer[] sorted = new Integer[keys.length];
+      for (int i = 0; i < keys.length; i++) sorted[i] = keys[i];
+      Arrays.sort(sorted, (a, b) -> evrs[a].compareTo(evrs[b]));
+      int[] rank = new int[names.length];
+      int r = 0;
+      for (int i = 0; i < sorted.length; i++) {
+        if (i > 0 && evrs[sorted[i]].compareTo(evrs[sorted[i - 1]]) != 0) r++;
+        rank[sorted[i]] = r + 1;
+      }
+      return rank;
+    }
+  }
+
+  /**
+   * The segments of the new record files: the previous file itself and the previous file's own
+   * segments, hard-linked under their names. Past {@link #MAX_SEGMENTS}, the newer half is not
+   * linked: their live records are copied into the new file.
+   */
+  private static final class Segments {
+    private final Path from, to;
+
+    Segments(Path from, Path to) {
+      this.from = from;
+      this.to = to;
+    }
+
+    /**
+     * Links the segments of {@code prev} (named {@code file} in the previous index) into the new
+     * index; returns, for each of prev's segment numbers (0 = prev itself), the new file's segment
+     * number, or -1 when its records are to be copied.
+     */
+    int[] link(RecordFile prev, String file, RecordFileWriter out) throws IOException {
+      List<String> old = prev.segmentNames();
+      List<String> chain = new ArrayList<>(old);
+      int next = 0;
+      for (String n : old) next = Math.max(next, suffix(n) + 1);
+      String self = file + "." + next;
+      chain.add(self); // prev itself, as the newest segment
+      int keep = chain.size() <= MAX_SEGMENTS ? chain.size() : chain.size() / 2;
+      int[] map = new int[old.size() + 1];
+      List<String> names = new ArrayList<>();
+      for (int s = 0; s < chain.size(); s++) {
+        int prevSeg = s < old.size() ? s + 1 : 0;
+        if (s < keep) {
+          Path src = from.resolve(prevSeg == 0 ? file : old.get(s));
+          Files.createLink(to.resolve(chain.get(s)), src);
+          names.add(chain.get(s));
+          map[prevSeg] = names.size();
+        } else {
+          map[prevSeg] = -1;
+        }
+      }
+      out.segments(names, prev.maxRecord());
+      return map;
+    }
+
+    private static int suffix(String name) {
+      int dot = name.lastIndexOf('.');
+      try {
+        return Integer.parseInt(name.substring(dot + 1));
+      } catch (NumberFormatException e) {
+        return 0;
+      }
+    }
+  }
+
+  /**
+   * Where key {@code k}'s record of {@code prev} goes in the new file: its start remapped to the
+   * new segment numbers, or copied into {@code out} when its segment is not kept.
+   */
+  private static long reuse(RecordFile prev, int k, int[] segMap, RecordFileWriter out) throws IOException {
+    long start = prev.start(k);
+    int seg = (int) (start >>> RecordFile.SEGMENT_SHIFT);
+    int to = segMap[seg];
+    if (to >= 0) return ((long) to << RecordFile.SEGMENT_SHIFT) | (start & RecordFile.OFFSET_MASK);
+    ByteBuffer b = prev.record(k);
+    byte[] copy = new byte[b.remaining()];
+    b.get(copy);
+    return out.append(copy, 0, copy.length);
+  }
+
+  /** files.bin, changelogs.bin or content.bin: kept records reused, the added packages' appended. */
+  private static int perPackage(RecordFile prev, Path dir, String file, Segments seg, Set<Integer> gone, int oldMax,
+      List<byte[]> addedRecords, int live) throws IOException {
+    int newMax = oldMax + addedRecords.size();
+    long[] starts = new long[newMax + 1];
+    int[] lengths = new int[newMax + 1];
+    int written = 0;
+    try (RecordFileWriter out = new RecordFileWriter(dir.resolve(file))) {
+      int[] segMap = seg.link(prev, file, out);
+      for (int k = 1; k <= oldMax; k++) {
+        int len = prev.length(k);
+        if (len == 0 || gone.contains(k)) continue;
+        starts[k] = reuse(prev, k, segMap, out);
+        lengths[k] = len;
+      }
+      for (int i = 0; i < addedRecords.size(); i++) {
+        byte[] r = addedRecords.get(i);
+        if (r == null) continue;
+        starts[oldMax + 1 + i] = out.append(r, 0, r.length);
+        lengths[oldMax + 1 + i] = r.length;
+        written++;
+      }
+      out.liveCount(live);
+      @SuppressWarnings("unchecked")
+      Map<String, Integer>[] none = new Map[0];
+      out.finish(starts, lengths, newMax + 1, none);
+    }
+    return written;
+  }
+
+  /** packages.bin: the records of added packages and of those whose co-packages changed are new; the maps are rebuilt. */
+  private static int writePackages(SnapshotIndex prevIndex, Path dir, Segments seg, Rows rows, int[] byOrder,
+      List<PackageMeta> gone, List<PackageMeta> added, int oldMax, JsonRecords json) throws IOException {
+    RecordFile prev = prevIndex.packagesFile();
+    int newMax = oldMax + added.size();
+    Set<String> touched = new HashSet<>();
+    for (PackageMeta m : gone) if (m.sourceRpm() != null) touched.add(m.sourceRpm());
+    for (PackageMeta m : added) if (m.sourceRpm() != null) touched.add(m.sourceRpm());
+    Map<String, List<String>> coPackages = new HashMap<>();
+    for (int k : byOrder) {
+      if (rows.sources[k] != null) coPackages.computeIfAbsent(rows.sources[k], s -> new ArrayList<>()).add(rows.names[k]);
+    }
+    Map<String, byte[]> tails = new HashMap<>();
+    byte[] noSource = json.packageTail(List.of());
+    long[] starts = new long[newMax + 1];
+    int[] lengths = new int[newMax + 1];
+    int written = 0;
+    try (RecordFileWriter out = new RecordFileWriter(dir.resolve(IndexFiles.PACKAGES))) {
+      int[] segMap = seg.link(prev, IndexFiles.PACKAGES, out);
+      for (int k : byOrder) {
+        String src = rows.sources[k];
+        boolean isNew = k > oldMax;
+        if (!isNew && (src == null || !touched.contains(src))) {
+          starts[k] = reuse(prev, k, segMap, out);
+          lengths[k] = prev.length(k);
+          continue;
+        }
+        byte[] head;
+        if (isNew) {
+          JsonRecords.Bytes h = json.packageHead(added.get(k - oldMax - 1));
+          head = Arrays.copyOf(h.array(), h.length());
+        } else {
+          head = headOf(prev.record(k));
+        }
+        byte[] tail = src == null ? noSource
+            : tails.computeIfAbsent(src, s -> json.packageTail(new ArrayList<>(new LinkedHashSet<>(coPackages.get(s)))));
+        starts[k] = out.append(head, 0, head.length);
+        out.append(tail, 0, tail.length);
+        lengths[k] = head.length + tail.length;
+        written++;
+      }
+      // The maps exactly as a full build makes them: filled in primary's order, so ties and slots come out the same.
+      Map<String, Integer> byName = new LinkedHashMap<>();
+      Map<String, Integer> bySource = new LinkedHashMap<>();
+      Map<String, Integer> byLocation = new LinkedHashMap<>();
+      for (int k : byOrder) {
+        byName.merge(rows.names[k], k, (old, cur) -> rows.evrs[cur].compareTo(rows.evrs[old]) > 0 ? cur : old);
+        String srcName = PackageMeta.sourceNameOf(rows.sources[k]);
+        if (srcName != null) bySource.merge(srcName, k, (old, cur) -> preferForSource(rows, srcName, cur, old) ? cur : old);
+        byLocation.putIfAbsent(rows.locations[k], k);
+      }
+      out.liveCount(byOrder.length);
+      @SuppressWarnings("unchecked")
+      Map<String, Integer>[] maps = new Map[] {byName, bySource, byLocation};
+      out.finish(starts, lengths, newMax + 1, maps);
+    }
+    return written;
+  }
+
+  private static boolean preferForSource(Rows rows, String srcName, int candidate, int current) {
+    int c = rows.evrs[candidate].compareTo(rows.evrs[current]);
+    if (c != 0) return c > 0;
+    return rows.names[candidate].equals(srcName) && !rows.names[current].equals(srcName);
+  }
+
+  /** A /pkg record without its co-packages tail: the tail starts at the last {@code ,"co-packages":[} (names inside it are JSON strings, their quotes escaped). */
+  private static byte[] headOf(ByteBuffer record) {
+    byte[] b = new byte[record.remaining()];
+    record.duplicate().get(b);
+    for (int i = b.length - CO_PACKAGES.length; i >= 0; i--) {
+      if (Arrays.equals(b, i, i + CO_PACKAGES.length, CO_PACKAGES, 0, CO_PACKAGES.length)) return Arrays.copyOf(b, i);
+    }
+    throw new IllegalStateException("a package record without co-packages");
+  }
+
+  /**
+   * deps.bin: the names the change touches get new records (their keys, the removed ones taken
+   * out, the added ones put in, newest first and then in primary's order); the others are reused;
+   * names no package has any more leave the map.
+   */
+  private static int writeDeps(SnapshotIndex prevIndex, Path dir, Segments seg, List<PackageMeta> gone, int[] goneKeys,
+      List<PackageMeta> added, int oldMax, int[] rank, long[] order) throws IOException {
+    RecordFile prev = prevIndex.depsFile();
+    Map<String, int[]> changed = new LinkedHashMap<>(); // dependency key -> new key list (built below)
+    Map<String, Set<Integer>> minus = new HashMap<>();
+    Map<String, List<Integer>> plus = new LinkedHashMap<>();
+    for (int i = 0; i < gone.size(); i++) {
+      for (DepKind kind : DepKind.values()) {
+        for (Dependency d : gone.get(i).deps(kind)) minus.computeIfAbsent(IndexFiles.dependencyKey(kind, d.name()), x -> new HashSet<>()).add(goneKeys[i]);
+      }
+    }
+    for (int i = 0; i < added.size(); i++) {
+      for (DepKind kind : DepKind.values()) {
+        for (Dependency d : added.get(i).deps(kind)) plus.computeIfAbsent(IndexFiles.dependencyKey(kind, d.name()), x -> new ArrayList<>()).add(oldMax + 1 + i);
+      }
+    }
+    Set<String> names = new LinkedHashSet<>(minus.keySet());
+    names.addAll(plus.keySet());
+    Map<String, Integer> existing = new HashMap<>();
+    for (String n : names) {
+      byte[] key = bytes(n);
+      if (key.length > 0xFFFF) continue;
+      int r = prev.lookup(0, key);
+      List<Integer> keys = new ArrayList<>();
+      if (r >= 0) {
+        existing.put(n, r);
+        ByteBuffer b = prev.record(r);
+        if (b != null) {
+          b = b.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+          Set<Integer> out = minus.getOrDefault(n, Set.of());
+          while (b.remaining() >= 4) {
+            int k = b.getInt();
+            if (!out.contains(k)) keys.add(k);
+          }
+        }
+      }
+      keys.addAll(plus.getOrDefault(n, List.of()));
+      keys.sort((a, c) -> rank[a] != rank[c] ? Integer.compare(rank[c], rank[a]) : Long.compare(order[a], order[c]));
+      int[] arr = new int[keys.size()];
+      for (int i = 0; i < arr.length; i++) arr[i] = keys.get(i);
+      changed.put(n, arr);
+    }
+    int prevRecords = prev.keyCount();
+    List<String> fresh = new ArrayList<>();
+    for (Map.Entry<String, int[]> e : changed.entrySet()) {
+      if (!existing.containsKey(e.getKey()) && e.getValue().length > 0) fresh.add(e.getKey());
+    }
+    int total = prevRecords + fresh.size();
+    long[] starts = new long[total];
+    int[] lengths = new int[total];
+    Set<Integer> dropped = new HashSet<>();
+    int written = 0;
+    try (RecordFileWriter out = new RecordFileWriter(dir.resolve(IndexFiles.DEPS))) {
+      int[] segMap = seg.link(prev, IndexFiles.DEPS, out);
+      Map<Integer, int[]> replaced = new HashMap<>();
+      for (Map.Entry<String, Integer> e : existing.entrySet()) {
+        int[] keys = changed.get(e.getKey());
+        if (keys.length == 0) dropped.add(e.getValue());
+        else replaced.put(e.getValue(), keys);
+      }
+      ByteBuffer buf = ByteBuffer.allocate(1 << 12).order(ByteOrder.LITTLE_ENDIAN);
+      for (int r = 0; r < prevRecords; r++) {
+        int[] keys = replaced.get(r);
+        if (keys != null) {
+          buf = ints(buf, keys);
+          starts[r] = out.append(buf.array(), 0, 4 * keys.length);
+          lengths[r] = 4 * keys.length;
+          written++;
+        } else if (!dropped.contains(r) && prev.length(r) > 0) {
+          starts[r] = reuse(prev, r, segMap, out);
+          lengths[r] = prev.length(r);
+        }
+      }
+      for (int i = 0; i < fresh.size(); i++) {
+        int[] keys = changed.get(fresh.get(i));
+        buf = ints(buf, keys);
+        starts[prevRecords + i] = out.append(buf.array(), 0, 4 * keys.length);
+        lengths[prevRecords + i] = 4 * keys.length;
+        written++;
+      }
+      RecordFileWriter.Names map = new RecordFileWriter.Names() {
+        @Override
+        public int size() {
+          return prevRecords + fresh.size(); // at least the names: sizes the table, a few slots to spare
+        }
+
+        @Override
+        public void forEach(Entry each) throws IOException {
+          byte[][] scratch = {new byte[256]};
+          IOException[] failed = {null};
+          prev.forEachName(0, (name, r) -> {
+            if (dropped.contains(r)) return true;
+            int len = name.remaining();
+            if (scratch[0].length < len) scratch[0] = new byte[Math.max(len, scratch[0].length * 2)];
+            name.duplicate().get(scratch[0], 0, len);
+            try {
+              each.accept(scratch[0], 0, len, r);
+            } catch (IOException e) {
+              failed[0] = e;
+              return false;
+            }
+            return true;
+          });
+          if (failed[0] != null) throw failed[0];
+          for (int i = 0; i < fresh.size(); i++) {
+            byte[] b = bytes(fresh.get(i));
+            each.accept(b, 0, b.length, prevRecords + i);
+          }
+        }
+      };
+      out.finish(starts, lengths, total, new RecordFileWriter.Names[] {map});
+    }
+    return written;
+  }
+
+  private static ByteBuffer ints(ByteBuffer buf, int[] keys) {
+    if (buf.capacity() < 4 * keys.length) buf = ByteBuffer.allocate(Integer.highestOneBit(4 * keys.length) << 1).order(ByteOrder.LITTLE_ENDIAN);
+    buf.clear();
+    for (int k : keys) buf.putInt(k);
+    return buf;
+  }
+
+  private static void writeInts(Path file, int[] v) throws IOException {
+    ByteBuffer b = ByteBuffer.allocate(4 * v.length).order(ByteOrder.LITTLE_ENDIAN);
+    for (int x : v) b.putInt(x);
+    Files.write(file, b.array());
+  }
+
+  private static void writeLongs(Path file, long[] v) throws IOException {
+    ByteBuffer b = ByteBuffer.allocate(8 * v.length).order(ByteOrder.LITTLE_ENDIAN);
+    for (long x : v) b.putLong(x);
+    Files.write(file, b.array());
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static long ms(long t0) {
+    return (System.nanoTime() - t0) / 1_000_000;
+  }
+
+  /** An XML document in memory, for {@link #update}'s arguments. */
+  public static XmlSource document(String what, byte[] xml) {
+    return new XmlSource() {
+      @Override
+      public InputStream open() {
+        return new ByteArrayInputStream(xml);
+      }
+
+      @Override
+      public String describe() {
+        return what;
+      }
+    };
+  }
+}
