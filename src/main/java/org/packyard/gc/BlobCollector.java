@@ -211,7 +211,7 @@ public final class BlobCollector {
   private void markSnapshot(Published p, Set<String> marked) throws IOException {
     markFiles(p.manifest(), marked);
     try (SnapshotIndex index = SnapshotIndex.open(p.indexDir())) {
-      for (int key = 1, n = index.packageCount(); key <= n; key++) {
+      for (int key = 1, n = index.maxKey(); key <= n; key++) { // keys of deleted packages have no records
         ContentRef c = index.content(key);
         if (c == null) continue;
         if (c.checksum().type().equals("sha256")) marked.add(c.checksum().hex());
