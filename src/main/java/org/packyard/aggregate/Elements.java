@@ -75,33 +75,4 @@ final class Elements {
     int from = i + name.length() + 3, to = tag.indexOf('"', from);
     return to < 0 ? null : tag.substring(from, to);
   }
-
-  static String unescape(String s) {
-    if (s == null || s.indexOf('&') < 0) return s;
-    StringBuilder b = new StringBuilder(s.length());
-    for (int i = 0; i < s.length(); ) {
-      char c = s.charAt(i);
-      int semi = c == '&' ? s.indexOf(';', i) : -1;
-      if (semi < 0) {
-        b.append(c);
-        i++;
-        continue;
-      }
-      String ent = s.substring(i + 1, semi);
-      switch (ent) {
-        case "amp" -> b.append('&');
-        case "lt" -> b.append('<');
-        case "gt" -> b.append('>');
-        case "quot" -> b.append('"');
-        case "apos" -> b.append('\'');
-        default -> {
-          if (ent.startsWith("#x")) b.appendCodePoint(Integer.parseInt(ent.substring(2), 16));
-          else if (ent.startsWith("#")) b.appendCodePoint(Integer.parseInt(ent.substring(1)));
-          else b.append('&').append(ent).append(';');
-        }
-      }
-      i = semi + 1;
-    }
-    return b.toString();
-  }
 }

@@ -13,6 +13,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.packyard.publish.PackageXml;
 import org.packyard.rpm.Compression;
+import org.packyard.publish.XmlText;
 import org.packyard.store.BlobStore;
 import org.packyard.store.Manifest;
 import org.packyard.store.SnapshotStore.Published;
@@ -60,8 +61,8 @@ record Member(String name, String snapshotId, List<Pkg> packages, List<Updateinf
       Map<String, byte[]> other = byPkgId(byType.get("other"), blobs, where);
       for (byte[] p : Elements.packages(read(blobs, primary))) {
         String x = new String(p, StandardCharsets.UTF_8);
-        String pkgId = group(PKGID, x, "checksum", where).trim(), name = Elements.unescape(group(NAME, x, "name", where));
-        String arch = Elements.unescape(group(ARCH, x, "arch", where));
+        String pkgId = group(PKGID, x, "checksum", where).trim(), name = XmlText.unescape(group(NAME, x, "name", where));
+        String arch = XmlText.unescape(group(ARCH, x, "arch", where));
         String version = group(VERSION, x, "version", where);
         int at = x.indexOf("<location");
         int close = at < 0 ? -1 : x.indexOf('>', at);
@@ -71,7 +72,7 @@ record Member(String name, String snapshotId, List<Pkg> packages, List<Updateinf
         if (rawHref == null) throw new IOException(where + ": " + name + " has no location href");
         // A location with its own xml:base is downloaded from there: left as it is.
         boolean based = Elements.attribute(loc, "xml:base") != null;
-        String href = Elements.unescape(rawHref);
+        String href = XmlText.unescape(rawHref);
         byte[] element = p;
         if (!based) {
           href = prefix + href;
@@ -80,9 +81,9 @@ record Member(String name, String snapshotId, List<Pkg> packages, List<Updateinf
           element = rewritten.getBytes(StandardCharsets.UTF_8);
         }
         String v = "<v " + version;
-        String epoch = Elements.unescape(Elements.attribute(v, "epoch"));
-        String nevra = name + "-" + (epoch == null || epoch.isEmpty() ? "0" : epoch) + ":" + Elements.unescape(Elements.attribute(v, "ver"))
-            + "-" + Elements.unescape(Elements.attribute(v, "rel")) + "." + arch;
+        String epoch = XmlText.unescape(Elements.attribute(v, "epoch"));
+        String nevra = name + "-" + (epoch == null || epoch.isEmpty() ? "0" : epoch) + ":" + XmlText.unescape(Elements.attribute(v, "ver"))
+            + "-" + XmlText.unescape(Elements.attribute(v, "rel")) + "." + arch;
         byte[] fl = filelists.get(pkgId), ot = other.get(pkgId);
         if (fl == null || ot == null) throw new IOException(where + ": package " + pkgId + " is missing from filelists or other");
         pkgs.add(new Pkg(nevra, new PackageXml(pkgId, name, arch, href, element, fl, ot)));

@@ -32,7 +32,6 @@ import org.packyard.publish.PackageXml;
 import org.packyard.publish.RepoWriter;
 import org.packyard.publish.RepomdSigner;
 import org.packyard.publish.RepomdXml;
-import org.packyard.rpm.Checksum;
 import org.packyard.rpm.Compression;
 import org.packyard.server.HttpError;
 import org.packyard.store.Manifest;
@@ -473,13 +472,7 @@ final class HostedPublisher {
   }
 
   private String store(byte[] bytes) throws IOException {
-    String sha = Checksum.sha256Hex(bytes);
-    if (engine.blobs().reuse(sha)) return sha;
-    Path tmp = engine.blobs().newTempFile();
-    Files.write(tmp, bytes);
-    fsync(tmp);
-    engine.blobs().commit(tmp, sha);
-    return sha;
+    return engine.blobs().store(bytes);
   }
 
   private static void fsync(Path p) throws IOException {

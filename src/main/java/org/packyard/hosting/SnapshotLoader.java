@@ -1,5 +1,7 @@
 package org.packyard.hosting;
 
+import static org.packyard.publish.XmlText.unescape;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -118,34 +120,5 @@ final class SnapshotLoader {
     if (at + s.length() > b.length) return false;
     for (int i = 0; i < s.length(); i++) if (b[at + i] != s.charAt(i)) return false;
     return true;
-  }
-
-  static String unescape(String s) {
-    if (s.indexOf('&') < 0) return s;
-    StringBuilder b = new StringBuilder(s.length());
-    for (int i = 0; i < s.length(); ) {
-      char c = s.charAt(i);
-      int semi = c == '&' ? s.indexOf(';', i) : -1;
-      if (semi < 0) {
-        b.append(c);
-        i++;
-        continue;
-      }
-      String ent = s.substring(i + 1, semi);
-      switch (ent) {
-        case "amp" -> b.append('&');
-        case "lt" -> b.append('<');
-        case "gt" -> b.append('>');
-        case "quot" -> b.append('"');
-        case "apos" -> b.append('\'');
-        default -> {
-          if (ent.startsWith("#x")) b.appendCodePoint(Integer.parseInt(ent.substring(2), 16));
-          else if (ent.startsWith("#")) b.appendCodePoint(Integer.parseInt(ent.substring(1)));
-          else b.append('&').append(ent).append(';');
-        }
-      }
-      i = semi + 1;
-    }
-    return b.toString();
   }
 }

@@ -481,10 +481,8 @@ public final class Syncer implements AutoCloseable {
   }
 
   private void storeBytes(byte[] bytes, String sha) throws IOException {
-    if (blobs.reuse(sha)) return;
-    Path tmp = blobs.newTempFile();
-    Files.write(tmp, bytes);
-    blobs.commit(tmp, sha);
+    String stored = blobs.store(bytes);
+    if (!stored.equals(sha)) throw new IOException("stored " + stored + " where " + sha + " was expected");
   }
 
   private long recordStart(String repository, String owner) {

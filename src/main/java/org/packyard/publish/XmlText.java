@@ -9,8 +9,38 @@ import org.packyard.rpm.RpmFileException;
  * ({@code é} is {@code &#xE9;}). Control characters other than tab, newline and CR are refused,
  * as createrepo_c refuses such a package.
  */
-final class XmlText {
+public final class XmlText {
   private final StringBuilder out;
+
+  /** The text of an XML attribute value or element, its five named entities and character references resolved; null stays null. */
+  public static String unescape(String s) {
+    if (s == null || s.indexOf('&') < 0) return s;
+    StringBuilder b = new StringBuilder(s.length());
+    for (int i = 0; i < s.length(); ) {
+      char c = s.charAt(i);
+      int semi = c == '&' ? s.indexOf(';', i) : -1;
+      if (semi < 0) {
+        b.append(c);
+        i++;
+        continue;
+      }
+      String ent = s.substring(i + 1, semi);
+      switch (ent) {
+        case "amp" -> b.append('&');
+        case "lt" -> b.append('<');
+        case "gt" -> b.append('>');
+        case "quot" -> b.append('"');
+        case "apos" -> b.append('\'');
+        default -> {
+          if (ent.startsWith("#x")) b.appendCodePoint(Integer.parseInt(ent.substring(2), 16));
+          else if (ent.startsWith("#")) b.appendCodePoint(Integer.parseInt(ent.substring(1)));
+          else b.append('&').append(ent).append(';');
+        }
+      }
+      i = semi + 1;
+    }
+    return b.toString();
+  }
 
   XmlText(int capacity) {
     out = new StringBuilder(capacity);

@@ -51,6 +51,22 @@ public interface BlobStore extends AutoCloseable {
    */
   boolean reuse(String sha256) throws IOException;
 
+  /**
+   * Stores {@code bytes} (metadata a sync or a publish wrote) as a blob, flushed to disk, and
+   * returns its sha256; a blob already stored is reused (see {@link #reuse}). Blocking.
+   */
+  default String store(byte[] bytes) throws IOException {
+    String sha = Checksum.sha256Hex(bytes);
+    if (reuse(sha)) return sha;
+    Path tmp = newTempFile();
+    java.nio.file.Files.write(tmp, bytes);
+    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(tmp, java.nio.file.StandardOpenOption.READ)) {
+      ch.force(true);
+    }
+    commit(tmp, sha);
+    return sha;
+  }
+
   /** One stored blob: its key, size and when it was last written. */
   record Stored(String sha256, long size, Instant modified) {}
 

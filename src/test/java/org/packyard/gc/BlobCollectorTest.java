@@ -285,13 +285,12 @@ class BlobCollectorTest {
   }
 
   /** A store that runs {@code before} once, just before the sweep deletes {@code sha256}. */
-  static final class Racing implements BlobStore {
-    private final BlobStore inner;
+  static final class Racing extends org.packyard.testkit.ForwardingBlobStore {
     private final String sha256;
     private Runnable before;
 
     Racing(BlobStore inner, String sha256, Runnable before) {
-      this.inner = inner;
+      super(inner);
       this.sha256 = sha256;
       this.before = before;
     }
@@ -304,76 +303,6 @@ class BlobCollectorTest {
         r.run();
       }
       return inner.deleteIfOlder(sha, cutoff);
-    }
-
-    @Override
-    public void list(Consumer<Stored> each) throws IOException {
-      inner.list(each);
-    }
-
-    @Override
-    public boolean has(String sha) {
-      return inner.has(sha);
-    }
-
-    @Override
-    public boolean reuse(String sha) throws IOException {
-      return inner.reuse(sha);
-    }
-
-    @Override
-    public Path path(String sha) {
-      return inner.path(sha);
-    }
-
-    @Override
-    public Path newTempFile() throws IOException {
-      return inner.newTempFile();
-    }
-
-    @Override
-    public Path newTempDirectory() throws IOException {
-      return inner.newTempDirectory();
-    }
-
-    @Override
-    public void commit(Path temp, String sha) throws IOException {
-      inner.commit(temp, sha);
-    }
-
-    @Override
-    public long size(String sha) throws IOException {
-      return inner.size(sha);
-    }
-
-    @Override
-    public java.util.Optional<String> find(Checksum c) throws IOException {
-      return inner.find(c);
-    }
-
-    @Override
-    public void alias(Checksum c, String sha) throws IOException {
-      inner.alias(c, sha);
-    }
-
-    @Override
-    public Path local(String sha) {
-      return inner.local(sha);
-    }
-
-    @Override
-    public io.vertx.core.Future<Path> fetch(String sha) {
-      return inner.fetch(sha);
-    }
-
-    @Override
-    public void cleanTemp() throws IOException {
-      inner.cleanTemp();
-    }
-
-    @Override
-    public Health health() {
-      return inner.health();
     }
   }
 }

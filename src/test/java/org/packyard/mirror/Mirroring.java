@@ -125,12 +125,11 @@ final class Mirroring implements AutoCloseable {
   }
 
   /** A blob store that counts commits and lets a test wait for them. */
-  static final class CountingBlobStore implements BlobStore {
-    private final BlobStore inner;
+  static final class CountingBlobStore extends org.packyard.testkit.ForwardingBlobStore {
     private int commits;
 
     CountingBlobStore(BlobStore inner) {
-      this.inner = inner;
+      super(inner);
     }
 
     synchronized int commits() {
@@ -148,82 +147,12 @@ final class Mirroring implements AutoCloseable {
     }
 
     @Override
-    public boolean has(String sha256) {
-      return inner.has(sha256);
-    }
-
-    @Override
-    public boolean reuse(String sha256) throws IOException {
-      return inner.reuse(sha256);
-    }
-
-    @Override
-    public Path path(String sha256) {
-      return inner.path(sha256);
-    }
-
-    @Override
-    public Path newTempFile() throws IOException {
-      return inner.newTempFile();
-    }
-
-    @Override
-    public Path newTempDirectory() throws IOException {
-      return inner.newTempDirectory();
-    }
-
-    @Override
     public void commit(Path temp, String sha256) throws IOException {
       inner.commit(temp, sha256);
       synchronized (this) {
         commits++;
         notifyAll();
       }
-    }
-
-    @Override
-    public long size(String sha256) throws IOException {
-      return inner.size(sha256);
-    }
-
-    @Override
-    public Optional<String> find(Checksum c) throws IOException {
-      return inner.find(c);
-    }
-
-    @Override
-    public void alias(Checksum c, String sha256) throws IOException {
-      inner.alias(c, sha256);
-    }
-
-    @Override
-    public Path local(String sha256) {
-      return inner.local(sha256);
-    }
-
-    @Override
-    public io.vertx.core.Future<Path> fetch(String sha256) {
-      return inner.fetch(sha256);
-    }
-
-    @Override
-    public void list(java.util.function.Consumer<Stored> each) throws IOException {
-      inner.list(each);
-    }
-
-    @Override
-    public long deleteIfOlder(String sha256, java.time.Instant cutoff) throws IOException {
-      return inner.deleteIfOlder(sha256, cutoff);
-    }
-
-    @Override
-    public void cleanTemp() throws IOException {
-      inner.cleanTemp();
-    }
-
-    @Override
-    public Health health() {
-      return inner.health();
     }
   }
 }
