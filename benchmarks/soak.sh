@@ -8,7 +8,8 @@
 # publishes a new snapshot every 5 minutes), and a hosted repository `team` that receives one
 # uploaded RPM every 10 s (PUT with a bearer token, answered once published). First the capacity is measured: `packyard bench`'s
 # mix scenario (dnf sessions with checksums verified on the real packages, mdapi and search
-# clients on the branch) in the closed model for 60 s. Then the soak runs the same mix in the open
+# clients on the branch) in the closed model for 60 s, then checked in the open model (steps of
+# 20 s at 100 %, 90 %, ... of it; the highest one it keeps up with). Then the soak runs the same mix in the open
 # model at --load times that capacity for --minutes, with a /readyz probe every second on
 # probes_listen, and samples the server every 10 s: RSS (and its anonymous part), threads, open
 # files (and how many of them are sockets: connections come and go with the open model); the GC
@@ -94,8 +95,29 @@ mdapi = sum(r["phases"][k]["requests"] for k in ("pkg", "files", "changelog", "r
 print(f"{dnf + mdapi:.1f} {dnf / (dnf + mdapi):.4f}")
 PY
 )
+# The closed model overstates what the open model sustains here: the generator shares the two
+# cores and costs more per request when it keeps 256 connections on a schedule. So the capacity
+# is the highest of 100 %, 90 %, ... 50 % of that figure that the open model kept up with for 20 s
+# (sent what was due, p99 from the intended send under 100 ms).
+closed_rps=$cap_rps open_cap=""
+for f in 1.0 0.9 0.8 0.7 0.6 0.5; do
+  try=$(awk -v c="$closed_rps" -v f="$f" 'BEGIN{printf "%d", c*f}')
+  "$root/packyard" bench "${mix[@]}" -c 256 --rate "$try/s" --dnf-share "$dnf_share" -d 20s --warmup 5s \
+    --timeout 30s --json "$work/step.json" > /dev/null 2>&1 || true
+  if python3 - "$work/step.json" "$try" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1])); el = r["elapsed_s"]; want = float(sys.argv[2])
+starts = r["phases"]["repomd"]["requests"] / el + sum(r["phases"][k]["requests"] for k in ("pkg", "files", "changelog", "requires", "provides", "search")) / el
+p99 = (r["latency_ms"]["corrected_body"] or r["latency_ms"]["body"])["p99"]
+print(f"  open model at {want:.0f}/s: sent {starts:.0f}/s, p99 {p99:.1f} ms", file=sys.stderr)
+sys.exit(0 if starts >= 0.97 * want and p99 < 100 and r["errors"] == 0 else 1)
+PY
+  then open_cap=$try; break; fi
+done
+[ -n "$open_cap" ] || { echo "the open model kept up with none of the steps" >&2; exit 1; }
+cap_rps=$open_cap
 rate=$(awk -v c="$cap_rps" -v l="$load" 'BEGIN{printf "%d", c*l}')
-log "capacity $cap_rps starts/s (dnf share $dnf_share); soak at $rate/s for $minutes min"
+log "capacity: closed model $closed_rps starts/s, open model sustained $cap_rps/s (dnf share $dnf_share); soak at $rate/s for $minutes min"
 
 # ---------------------------------------------------------------- the soak
 : > "$work/probes.tsv"; : > "$work/samples.tsv"; : > "$work/uploads.tsv"
@@ -187,7 +209,7 @@ print(f"#### Soak, {minutes:.0f} minutes ({r['started_at']})")
 print()
 print(f"Machine: $machine_line; load average at the end {open('/proc/loadavg').read().split()[0:3]}.")
 print(f"Server: \`./packyard serve\` with PACKYARD_JAVA_OPTS unset (the shipped defaults); GC and safepoint log through JAVA_TOOL_OPTIONS.")
-print(f"Load: \`packyard bench -s mix\` (dnf sessions with checksums verified, mdapi and search clients), open model at {r['config']['rate']:.0f} starts/s = $load x the capacity measured just before ($cap_rps/s, closed model); dnf share {r['config']['dnf_share']}.")
+print(f"Load: \`packyard bench -s mix\` (dnf sessions with checksums verified, mdapi and search clients), open model at {r['config']['rate']:.0f} starts/s = $load x the capacity measured just before ($cap_rps/s: the highest step of the closed model's $closed_rps/s the open model sustained for 20 s); dnf share {r['config']['dnf_share']}.")
 print(f"Besides: a /readyz probe every second on probes_listen; the churn repository's upstream changed every 5 minutes and its sync_every: 5m published it ($published publishes, $failed failed syncs in the log).")
 print(f"Uploads: one real RPM every 10 s into the hosted repository team ({len(ups)} uploads, {len(ubad)} not 201/200{': ' + ', '.join(sorted(set(ubad))) if ubad else ''}); each answered once published: p50 / p95 / max {pct(ul, .5):.0f} / {pct(ul, .95):.0f} / {ul[-1] if ul else float('nan'):.0f} ms.")
 print()
