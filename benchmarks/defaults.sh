@@ -45,7 +45,7 @@ if [ ! -f "$work/data/.synced" ]; then
 fi
 
 # nginx serves the very bytes /pkg answers, cut from the NDJSON stream of the branch.
-serve() { # OPTS: starts serve with PACKYARD_JAVA_OPTS=OPTS (the shipped defaults when empty); sets serve_pid
+serve() { # OPTS: starts serve with those JVM options (the shipped defaults when empty); sets serve_pid
   local with=(env -u PACKYARD_JAVA_OPTS)
   [ -n "$1" ] && with=(env "PACKYARD_JAVA_OPTS=$1") # not the defaults: a set the defaults are compared with
   "${with[@]}" "$root/packyard" serve --config "$work/packyard.yaml" --listen "127.0.0.1:$pk_port" >"$work/serve.log" 2>&1 &

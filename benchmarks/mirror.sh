@@ -222,7 +222,7 @@ s=$(now)
 # This row is about the memory bound itself: the sync runs in -Xmx$heap on purpose (the launcher's
 # own collector for sync, the heap cut to the goal's 128 MB), with a GC log to read the peak from.
 bounded="$("$root/packyard" java-options sync) -Xmx$heap -Xlog:gc:file=$work/gc.log" # not the defaults: the row measures the 128 MB bound
-PACKYARD_JAVA_OPTS="$bounded" "$root/packyard" sync --config "$work/big.yaml" > "$work/sync-big.log" 2>&1
+PACKYARD_JAVA_OPTS="$bounded" "$root/packyard" sync --config "$work/big.yaml" > "$work/sync-big.log" 2>&1 # not the defaults: the row measures the 128 MB bound
 e=$(now)
 big_total=$(secs "$s" "$e")
 # ParallelGC logs "Pause Young (...) 201M->37M(245M)": the peak is the largest heap before a collection.

@@ -14,6 +14,7 @@ root="$(cd "$here/.." && pwd)"
 . "$here/lib.sh"
 # Two builds run side by side straight from their jars; both get the options the launcher gives serve.
 serve_opts=$("$root/packyard" java-options serve)
+sync_opts=$("$root/packyard" java-options sync) # the launcher's own options for sync and synth
 before="" packages=20000 rounds=5 seconds=10 out="$here/results/tracing.md"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -54,7 +55,7 @@ proto_cp="$(find "$HOME/.m2/repository/com/google/protobuf/protobuf-java" -name 
 
 # ---------------------------------------------------------------- data and servers
 repo="$work/synth-$packages"
-[ -f "$repo/repodata/repomd.xml" ] || "$java" -XX:+UseParallelGC -jar "$work/now/packyard.jar" synth "$repo" --packages "$packages" >&2
+[ -f "$repo/repodata/repomd.xml" ] || "$java" $sync_opts -jar "$work/now/packyard.jar" synth "$repo" --packages "$packages" >&2
 sink_port=28290
 # The receiver: one thread, a small heap, serial GC; its CPU during the measured runs is reported.
 "$java" -Xms64m -Xmx64m -XX:+UseSerialGC -cp "$proto_cp" "$here/OtlpSink.java" "$sink_port" & sink_pid=$!; pids+=($sink_pid) # not the defaults: the OTLP sink, not Packyard
@@ -73,7 +74,7 @@ YAML
   rm -rf "$work/data-$v"
   # "on" is the same build as "off": a copy of its synced data, before either serves.
   if [ "$v" = on ]; then cp -r "$work/data-off" "$work/data-on"
-  else "$java" -XX:+UseParallelGC -jar "${jar[$v]}" sync --config "$work/$v.yaml" >/dev/null 2>&1; fi
+  else "$java" $sync_opts -jar "${jar[$v]}" sync --config "$work/$v.yaml" >/dev/null 2>&1; fi
 done
 for v in before off on; do
   if [ "$v" = on ]; then
