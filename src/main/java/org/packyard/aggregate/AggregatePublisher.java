@@ -250,15 +250,8 @@ final class AggregatePublisher {
         engine.blobs().commit(f.path(), f.sha256());
       }
       String revision = Long.toString(now.getEpochSecond());
-      byte[] repomd = RepomdXml.write(revision, now, files);
-      String repomdSha = store(repomd);
-      refs.add(0, new Manifest.FileRef("repomd", "repodata/repomd.xml", repomdSha, repomd.length));
-      if (signer != null) {
-        byte[] asc = signer.sign(repomd);
-        byte[] key = signer.publicKey();
-        refs.add(1, new Manifest.FileRef("repomd_asc", "repodata/repomd.xml.asc", store(asc), asc.length));
-        refs.add(2, new Manifest.FileRef("repomd_key", "repodata/repomd.xml.key", store(key), key.length));
-      }
+      refs.addAll(0, RepomdXml.store(revision, now, files, signer, engine.blobs()));
+      String repomdSha = refs.get(0).sha256();
       staging = engine.snapshots().stage(repo.name());
       long t1 = System.nanoTime();
       IndexBuilder.build(staging.indexDir(), source(r.files().get(0)), source(r.files().get(1)), source(r.files().get(2)),
@@ -340,10 +333,6 @@ final class AggregatePublisher {
         return repo.name() + " " + f.type();
       }
     };
-  }
-
-  private String store(byte[] bytes) throws IOException {
-    return engine.blobs().store(bytes);
   }
 
   private static void fsync(Path p) throws IOException {

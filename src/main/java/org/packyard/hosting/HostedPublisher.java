@@ -348,15 +348,8 @@ final class HostedPublisher {
         refs.add(new Manifest.FileRef(f.type(), f.location(), f.sha256(), f.size()));
       }
       String revision = Long.toString(now.toEpochMilli());
-      byte[] repomd = RepomdXml.write(revision, now, files);
-      String repomdSha = store(repomd);
-      refs.add(0, new Manifest.FileRef("repomd", "repodata/repomd.xml", repomdSha, repomd.length));
-      if (signer != null) {
-        byte[] asc = signer.sign(repomd);
-        byte[] key = signer.publicKey();
-        refs.add(1, new Manifest.FileRef("repomd_asc", "repodata/repomd.xml.asc", store(asc), asc.length));
-        refs.add(2, new Manifest.FileRef("repomd_key", "repodata/repomd.xml.key", store(key), key.length));
-      }
+      refs.addAll(0, RepomdXml.store(revision, now, files, signer, engine.blobs()));
+      String repomdSha = refs.get(0).sha256();
       staging = engine.snapshots().stage(repo.name());
       long t1 = System.nanoTime();
       String how = index(staging.indexDir(), r, work, added, removed);
@@ -469,10 +462,6 @@ final class HostedPublisher {
         return f.type() + " (" + f.location() + ")";
       }
     };
-  }
-
-  private String store(byte[] bytes) throws IOException {
-    return engine.blobs().store(bytes);
   }
 
   private static void fsync(Path p) throws IOException {

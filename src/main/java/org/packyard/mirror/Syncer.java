@@ -239,7 +239,7 @@ public final class Syncer implements AutoCloseable {
         throw new SyncException(repo.name() + ": " + chosen.mirror().upstream().describe(REPOMD) + ": " + e.getMessage(), e);
       }
       if (md.file("primary") == null) throw new SyncException(repo.name() + ": repomd.xml lists no primary", null);
-      storeBytes(chosen.bytes(), chosen.sha256());
+      blobs.store(chosen.bytes()); // its sha256 is chosen.sha256(), taken of these bytes
       return md;
     }).compose(md -> {
       // The signatures and the metadata files at once: one round trip, not two.
@@ -351,8 +351,7 @@ public final class Syncer implements AutoCloseable {
         kept.add(f);
         keptShas.add(rewritten != null ? f.checksum().hex() : shaByType.get(f.type()));
       }
-      String filteredSha = Checksum.sha256Hex(r.repomd());
-      storeBytes(r.repomd(), filteredSha);
+      String filteredSha = blobs.store(r.repomd());
       LOG.info(repo.name() + ": filters keep " + r.kept().size() + " of " + r.total() + " packages");
       // The upstream signature signs the upstream repomd.xml, not this one: it is not published.
       return new Tree(Repomd.parse(r.repomd()), kept, keptShas, filteredSha, List.of());
@@ -377,8 +376,7 @@ public final class Syncer implements AutoCloseable {
     return downloader.fetchOptional(mirror, href, MAX_SIGNATURE_BYTES).compose(bytes -> bytes == null
         ? Future.succeededFuture(null)
         : blocking(() -> {
-          String sha = Checksum.sha256Hex(bytes);
-          storeBytes(bytes, sha);
+          String sha = blobs.store(bytes);
           return new Manifest.FileRef(type, href, sha, bytes.length);
         }));
   }
@@ -478,11 +476,6 @@ public final class Syncer implements AutoCloseable {
 
   private VerifyingXmlSource source(RepoFile f, Map<String, String> shaByType) {
     return f == null ? null : new VerifyingXmlSource(f, blobs.path(shaByType.get(f.type())));
-  }
-
-  private void storeBytes(byte[] bytes, String sha) throws IOException {
-    String stored = blobs.store(bytes);
-    if (!stored.equals(sha)) throw new IOException("stored " + stored + " where " + sha + " was expected");
   }
 
   private long recordStart(String repository, String owner) {

@@ -11,6 +11,24 @@ public final class RepomdXml {
   private RepomdXml() {}
 
   /**
+   * Writes repomd.xml over {@code files}, stores it (and, with a signer, its detached signature and
+   * public key) as blobs, and returns the manifest's references to them, repomd.xml first. Blocking.
+   */
+  public static List<org.packyard.store.Manifest.FileRef> store(String revision, Instant timestamp, List<MetadataFile> files,
+      RepomdSigner signer, org.packyard.store.BlobStore blobs) throws java.io.IOException {
+    byte[] repomd = write(revision, timestamp, files);
+    List<org.packyard.store.Manifest.FileRef> refs = new java.util.ArrayList<>(3);
+    refs.add(new org.packyard.store.Manifest.FileRef("repomd", "repodata/repomd.xml", blobs.store(repomd), repomd.length));
+    if (signer != null) {
+      byte[] asc = signer.sign(repomd);
+      byte[] key = signer.publicKey();
+      refs.add(new org.packyard.store.Manifest.FileRef("repomd_asc", "repodata/repomd.xml.asc", blobs.store(asc), asc.length));
+      refs.add(new org.packyard.store.Manifest.FileRef("repomd_key", "repodata/repomd.xml.key", blobs.store(key), key.length));
+    }
+    return refs;
+  }
+
+  /**
    * repomd.xml listing {@code files} in the given order (primary, filelists, other first, as
    * createrepo_c does), each at {@link MetadataFile#location()} with {@code timestamp} in seconds.
    * {@code revision} is what clients compare (createrepo_c's default: the time in seconds).
