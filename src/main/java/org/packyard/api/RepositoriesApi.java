@@ -77,7 +77,8 @@ public final class RepositoriesApi {
     return new JsonObject()
         .put("name", r.name())
         .put("upstream", r.published() ? null : r.upstream().toString())
-        .put("policy", r.policy().key())
+        .put("policy", r.aggregated() ? null : r.policy().key()) // an aggregate serves its members' packages
+        .put("aggregate", r.aggregated() ? new io.vertx.core.json.JsonArray(r.aggregate()) : null)
         .put("branch", r.branch())
         .put("channel", r.channel().key())
         .put("access", r.access().name().toLowerCase(java.util.Locale.ROOT))

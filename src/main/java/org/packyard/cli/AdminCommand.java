@@ -145,8 +145,14 @@ final class AdminCommand implements Callable<Integer> {
     public Integer call() {
       return admin.withStore((store, actor) -> {
         switch (action) {
-          case "add" -> store.addUser(actor, required(name, "user name"));
-          case "remove" -> store.removeUser(actor, required(name, "user name"));
+          case "add" -> {
+            store.addUser(actor, required(name, "user name"));
+            System.out.println("user " + name + " added");
+          }
+          case "remove" -> {
+            store.removeUser(actor, required(name, "user name"));
+            System.out.println("user " + name + " removed");
+          }
           case "list" -> store.load().users().stream().sorted().forEach(System.out::println);
           default -> throw new IllegalArgumentException("user takes add, remove or list, got: " + action);
         }

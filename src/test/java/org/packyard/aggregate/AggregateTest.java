@@ -248,6 +248,8 @@ class AggregateTest {
     assertThat(api.statusCode()).isEqualTo(200);
     var json = new io.vertx.core.json.JsonObject(api.body());
     assertThat(json.getValue("upstream")).isNull();
+    assertThat(json.getValue("policy")).as("an aggregate has no policy of its own").isNull();
+    assertThat(json.getJsonArray("aggregate").getList()).as("its members, in priority order").containsExactly("m/a", "m/b");
     assertThat(json.getJsonObject("snapshot").getInteger("packages")).isEqualTo(5);
     var page = server.get("/ui/repos/all");
     assertThat(page.statusCode()).isEqualTo(200);

@@ -36,7 +36,9 @@ class AdminCommandTest {
     String token = m.group(1);
     assertThat(admin("bootstrap", "mallory").exit()).as("only once").isEqualTo(2);
 
-    assertThat(admin("user", "add", "bob").exit()).isZero();
+    var added = admin("user", "add", "bob");
+    assertThat(added.exit()).isZero();
+    assertThat(added.out()).as("says what it did").contains("user bob added");
     assertThat(admin("user", "add", "bob").err()).contains("exists already");
     assertThat(admin("group", "add", "support").exit()).isZero();
     assertThat(admin("group", "members", "support", "--add", "bob").out()).contains("support: bob");
