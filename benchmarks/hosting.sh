@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Hosted repositories (issue 31): what one more package costs in a repository of N packages.
+# Hosted repositories: what one more package costs in a repository of N packages.
 # For each N (real RPMs from `./packyard synth --rpms`, loaded by concurrent PUTs into a fresh
 # hosted repository served with the shipped defaults):
 #   (a) one more package: PUT answered after its publish, REPS times, p50/p95;
@@ -215,7 +215,7 @@ big = max(by)
 small = min(by)
 r, s = by[big], by[small]
 def ok(c): return "met" if c else "**missed**"
-print(f"Goals (issue 31), at {big:,} packages:")
+print(f"Goals of hosted publishing, at {big:,} packages:")
 print()
 print(f"- one more package p95 <= 1 s: {r[2]} ms, {ok(f(r[2]) <= 1000)}; <= 2x the figure at {small:,} ({s[2]} ms): {ok(f(r[2]) <= 2 * f(s[2]))}")
 print(f"- >= 20x faster than createrepo_c --update (p50): {f(r[3]) / f(r[1]):.1f}x, {ok(f(r[3]) / f(r[1]) >= 20)}")

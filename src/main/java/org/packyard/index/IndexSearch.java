@@ -83,7 +83,7 @@ public final class IndexSearch {
    * rows) took 36 ms as an OR and 2 ms as a prefix query. Prefix indexes were measured and
    * rejected: each serves one length only ({@code syn} needs {@code prefix='3'}, {@code synth}
    * {@code '5'}); {@code prefix='2 3 4 5 6'} made the full-text data 4.3 times larger (9 to 39 MB)
-   * and its insert 2.2 times slower, against the sync time goal of issue 12, where
+   * and its insert 2.2 times slower, against the ingest time goal (BENCHMARKS.md, "Ingest"), where
    * {@code search_terms} adds 0.5 MB and a single pass over the vocabulary.
    */
   public static final int COMPLETIONS = 64;
