@@ -19,7 +19,6 @@ import org.packyard.catalog.Catalog;
 import org.packyard.config.PackyardConfig;
 import org.packyard.config.RepositoryConfig;
 import org.packyard.mirror.SyncGate;
-import org.packyard.publish.KeyException;
 import org.packyard.publish.RepomdSigner;
 import org.packyard.store.BlobStore;
 import org.packyard.store.SnapshotStore;
@@ -65,12 +64,7 @@ public final class Aggregates implements AutoCloseable {
         vertx.createSharedWorkerExecutor("packyard-aggregate", 1, 10, TimeUnit.MINUTES));
     for (RepositoryConfig r : config.repositories()) {
       if (!r.aggregated()) continue;
-      RepomdSigner signer = null;
-      try {
-        if (r.publishing().signed()) signer = RepomdSigner.load(r.publishing().signingKey(), r.publishing().signingPassphrase());
-      } catch (KeyException e) {
-        throw new IllegalStateException(r.name() + ": " + e.getMessage(), e);
-      }
+      RepomdSigner signer = RepomdSigner.forRepository(r);
       AggregatePublisher p = new AggregatePublisher(r, engine, signer);
       publishers.put(r.name(), p);
       for (String m : r.aggregate()) byMember.computeIfAbsent(m, k -> new ArrayList<>()).add(p);

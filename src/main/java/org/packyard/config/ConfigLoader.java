@@ -298,6 +298,10 @@ public final class ConfigLoader {
       if (!hosted && (node.has("retain_snapshots") || maxUpload != null)) {
         throw new ConfigException(where + ": retain_snapshots and max_upload_size apply to policy: hosted only");
       }
+      Filters filters = new Filters(list(node, "include", where), list(node, "exclude", where), list(node, "arches", where),
+          integer(node, "retain", where, 0));
+      boolean mirror = !hosted && aggregate == null && (node.has("upstream") || node.has("metalink") || node.has("mirrorlist"));
+      if (mirror && filters.keepsEverything()) unsignedMirror(node, where, file);
       return new RepositoryConfig(name,
           hosted || aggregate != null ? hostedUpstream(node, where, aggregate != null) : upstream(node, where, file),
           policy == null ? null : Policy.parse(where, policy),
@@ -305,8 +309,7 @@ public final class ConfigLoader {
           channel == null ? null : Channel.parse(where, channel),
           every == null ? null : Durations.parse(where + ": sync_every", every),
           access == null ? null : Access.parse(where, access),
-          new Filters(list(node, "include", where), list(node, "exclude", where), list(node, "arches", where),
-              integer(node, "retain", where, 0)),
+          filters,
           new Transfer(integer(node, "max_concurrency", where, Transfer.DEFAULT_MAX),
               integer(node, "fixed_concurrency", where, 0),
               path(node, "tls_ca_file", where, file), path(node, "tls_client_cert", where, file),
@@ -385,6 +388,20 @@ public final class ConfigLoader {
         }
       }
       return new Publishing(c == null ? null : MetadataCompression.parse(where, c), k, pass, packageKeys);
+    }
+  }
+
+  /**
+   * An unfiltered mirror serves the upstream's repomd.xml byte for byte, with the upstream's own
+   * repomd.xml.asc and .key: Packyard writes no repomd.xml for it, so a key of its own cannot
+   * apply, and is refused rather than ignored (the top level's key simply does not apply to it).
+   */
+  private static void unsignedMirror(JsonNode node, String where, Path file) {
+    for (String k : List.of("signing_key", "signing_passphrase_file")) {
+      if (!node.has(k)) continue;
+      throw new ConfigException(where + ": " + k + " " + path(node, k, where, file) + ": an unfiltered mirror serves the upstream's"
+          + " repomd.xml and its signature as they are, so Packyard signs nothing for it; remove " + k
+          + ", or add include, exclude, arches or retain so that Packyard writes (and signs) a filtered repomd.xml");
     }
   }
 

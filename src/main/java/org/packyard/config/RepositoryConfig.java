@@ -125,9 +125,18 @@ public record RepositoryConfig(
     return policy == Policy.HOSTED;
   }
 
-  /** Whether Packyard signs this repository's repomd.xml (it writes the metadata of hosted repositories). */
+  /** A mirror whose filters rewrite the upstream tree (any of include, exclude, arches, retain). */
+  public boolean filtered() {
+    return upstream != null && !filters.keepsEverything();
+  }
+
+  /**
+   * Whether Packyard signs this repository's repomd.xml: it has a signing key and Packyard writes
+   * its repomd.xml (hosted repositories, aggregates and {@link #filtered() filtered} mirrors; an
+   * unfiltered mirror serves the upstream's repomd.xml and the upstream's signature).
+   */
   public boolean signedMetadata() {
-    return published() && publishing.signed();
+    return (published() || filtered()) && publishing.signed();
   }
 
   /**

@@ -92,9 +92,8 @@ public final class HostedRepositories implements AutoCloseable {
         vertx.createSharedWorkerExecutor("packyard-hosting", 2, 10, TimeUnit.MINUTES));
     for (RepositoryConfig r : config.repositories()) {
       if (!r.hosted()) continue;
-      RepomdSigner signer = null;
+      RepomdSigner signer = RepomdSigner.forRepository(r);
       try {
-        if (r.publishing().signed()) signer = RepomdSigner.load(r.publishing().signingKey(), r.publishing().signingPassphrase());
         if (!r.publishing().packageKeys().isEmpty()) packageKeys.put(r.name(), PackageSignatures.load(r.publishing().packageKeys()));
       } catch (KeyException e) {
         throw new IllegalStateException(r.name() + ": " + e.getMessage(), e);

@@ -24,11 +24,14 @@ import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.packyard.config.Policy;
+import org.packyard.config.Publishing;
 import org.packyard.config.Redact;
 import org.packyard.config.RepositoryConfig;
 import org.packyard.index.IndexBuilder;
 import org.packyard.index.IndexException;
 import org.packyard.index.SnapshotIndex;
+import org.packyard.publish.RepomdSigner;
+import org.packyard.publish.RepomdXml;
 import org.packyard.rpm.Checksum;
 import org.packyard.rpm.RepoFile;
 import org.packyard.rpm.Repomd;
@@ -50,7 +53,9 @@ import org.packyard.store.StateStore;
  * repomd.xml costs one request and publishes nothing (an {@code immediate} repository still makes
  * sure its packages are stored). Any failure leaves the previous snapshot published; blobs verified
  * before it stay, so the next run resumes. At most one sync per repository runs at a time; a
- * second request joins the running one.
+ * second request joins the running one. A filtered repository's rewritten repomd.xml is signed
+ * with its {@code signing_key} when it has one (the upstream's signature is never published with
+ * it); a change of filters or of key publishes anew.
  */
 public final class Syncer implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(Syncer.class.getName());
@@ -74,6 +79,8 @@ public final class Syncer implements AutoCloseable {
   private final ExecutorService ingestBackground;
   private final Consumer<Published> onPublish;
   private final Map<String, Future<SyncResult>> running = new HashMap<>();
+  /** Each filtered repository's signer, unlocked at its first sync and again when its key setting changes. */
+  private final Map<String, Signing> signers = new java.util.concurrent.ConcurrentHashMap<>();
   private volatile java.util.function.BiConsumer<String, String> onFailure = (repo, message) -> {};
   private final SyncMeters meters;
   private final SyncGate gate;
@@ -191,19 +198,21 @@ public final class Syncer implements AutoCloseable {
     SyncTrace trace = SyncTrace.start(downloader.telemetry(), repo.name());
     Future<Long> runId = blocking(() -> recordStart(repo.name(), pass.holder()));
     Future<SyncResult> result = runId
-        .compose(id -> blocking(() -> snapshots.current(repo.name()).orElse(null)))
-        .compose(current -> trace.phase("sync.repomd", p -> p.within(() -> downloader.mirrors(repo)).compose(set -> {
+        .compose(id -> blocking(() -> new Current(snapshots.current(repo.name()).orElse(null), signing(repo))))
+        .compose(cur -> trace.phase("sync.repomd", p -> p.within(() -> downloader.mirrors(repo)).compose(set -> {
           l.phase(repo.name(), "repomd", set.describe(REPOMD));
           return p.within(() -> downloader.fetchRepomd(set)).map(md -> new Fetched(set, md));
         })).compose(f -> {
           MirrorSet set = f.set();
           Downloader.ChosenRepomd md = f.repomd();
+          Published current = cur.published();
           if (current != null && current.manifest().upstreamRepomdSha256().equals(md.sha256())
-              && java.util.Objects.equals(current.manifest().filters(), fingerprint(repo))) {
+              && java.util.Objects.equals(current.manifest().filters(), fingerprint(repo))
+              && signedAsConfigured(repo, current.manifest(), cur.signing())) {
             return trace.phase("sync.packages", p -> ensurePackages(repo, set, current, l, p))
                 .map(v -> new SyncResult(repo.name(), SyncResult.Outcome.UNCHANGED, current, clock.millis() - start));
           }
-          return fetchAndPublish(repo, set, md, l, trace, pass)
+          return fetchAndPublish(repo, set, md, cur.signing().signer(), l, trace, pass)
               .map(pub -> new SyncResult(repo.name(), SyncResult.Outcome.PUBLISHED, pub, clock.millis() - start));
         }))
         .recover(e -> Future.failedFuture(e instanceof SyncException ? e
@@ -226,11 +235,49 @@ public final class Syncer implements AutoCloseable {
 
   private record Fetched(MirrorSet set, Downloader.ChosenRepomd repomd) {}
 
+  /** The published snapshot when the sync started (null: none yet), and how the repository signs. */
+  private record Current(Published published, Signing signing) {}
+
+  /**
+   * How Packyard signs a repository's repomd.xml: {@code publishing} as configured, its signer
+   * (null: not signed) and the sha256 of the public key it publishes.
+   */
+  private record Signing(Publishing publishing, RepomdSigner signer, String keySha) {
+    static final Signing NONE = new Signing(null, null, null);
+  }
+
+  /** The repository's signing, its key unlocked once per key setting. Blocking; fails naming the key file. */
+  private Signing signing(RepositoryConfig repo) {
+    if (!repo.signedMetadata()) return Signing.NONE;
+    Signing s = signers.get(repo.name());
+    if (s != null && s.publishing().equals(repo.publishing())) return s;
+    RepomdSigner signer;
+    try {
+      signer = RepomdSigner.forRepository(repo); // names the repository and the key file, never the passphrase
+    } catch (IllegalStateException e) {
+      throw new SyncException(e.getMessage(), e);
+    }
+    s = new Signing(repo.publishing(), signer, Checksum.sha256Hex(signer.publicKey()));
+    signers.put(repo.name(), s);
+    return s;
+  }
+
+  /**
+   * Whether a filtered snapshot carries the signature its repository's key makes now: none
+   * without a key, else one with that key's public half. An unfiltered one relays the upstream's.
+   */
+  private static boolean signedAsConfigured(RepositoryConfig repo, Manifest m, Signing s) {
+    if (!repo.filtered()) return true;
+    Manifest.FileRef key = m.file(REPOMD_KEY);
+    if (s.signer() == null) return key == null && m.file(REPOMD_ASC) == null;
+    return key != null && key.sha256().equals(s.keySha()) && m.file(REPOMD_ASC) != null;
+  }
+
   /** What the index step produced, kept until publish or discard. */
   private record Built(SnapshotStore.Staging staging, IndexBuilder.Stats stats, List<RepoFile> wanted, List<String> shas) {}
 
   private Future<Published> fetchAndPublish(RepositoryConfig repo, MirrorSet set, Downloader.ChosenRepomd chosen,
-      SyncListener l, SyncTrace trace, SyncGate.Pass pass) {
+      RepomdSigner signer, SyncListener l, SyncTrace trace, SyncGate.Pass pass) {
     return trace.phase("sync.metadata", p -> blocking(() -> {
       Repomd md;
       try {
@@ -274,7 +321,7 @@ public final class Syncer implements AutoCloseable {
       Future<Void> fetched = Future.join(sigs, files).transform(ar -> ar.succeeded() ? Future.<Void>succeededFuture()
           : Future.failedFuture(sigs.failed() ? sigs.cause() : files.cause()));
       return fetched.compose(v -> listed.future())
-          .compose(v -> blocking(() -> tree(repo, md, chosen.sha256(), sigs.result(), wanted, files.result(), l)))
+          .compose(v -> blocking(() -> tree(repo, md, chosen.sha256(), sigs.result(), wanted, files.result(), signer, l)))
           .map(tree -> new Metadata(tree, packages))
           .recover(e -> settled(packages, e));
     })).compose(meta -> {
@@ -330,8 +377,12 @@ public final class Syncer implements AutoCloseable {
     return repo.filters().keepsEverything() ? null : repo.filters().fingerprint();
   }
 
+  /**
+   * The tree to publish: unfiltered, the upstream's with its signature files; filtered, the
+   * rewritten one, signed by {@code signer} when there is one.
+   */
   private Tree tree(RepositoryConfig repo, Repomd md, String repomdSha, List<Manifest.FileRef> sigs, List<RepoFile> wanted,
-      List<String> shas, SyncListener l) throws IOException {
+      List<String> shas, RepomdSigner signer, SyncListener l) throws IOException {
     if (repo.filters().keepsEverything()) return new Tree(md, wanted, shas, repomdSha, sigs);
     l.phase(repo.name(), "filter", repo.filters().fingerprint());
     Map<String, Path> byType = new HashMap<>();
@@ -353,8 +404,10 @@ public final class Syncer implements AutoCloseable {
       }
       String filteredSha = blobs.store(r.repomd());
       LOG.info(repo.name() + ": filters keep " + r.kept().size() + " of " + r.total() + " packages");
-      // The upstream signature signs the upstream repomd.xml, not this one: it is not published.
-      return new Tree(Repomd.parse(r.repomd()), kept, keptShas, filteredSha, List.of());
+      // The upstream signature signs the upstream repomd.xml, not this one: it is not published;
+      // the repository's own key signs this one, when it has a key.
+      List<Manifest.FileRef> own = signer == null ? List.of() : RepomdXml.signature(r.repomd(), signer, blobs);
+      return new Tree(Repomd.parse(r.repomd()), kept, keptShas, filteredSha, own);
     } finally {
       SnapshotStore.deleteTree(work);
     }

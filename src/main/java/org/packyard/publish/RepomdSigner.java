@@ -25,6 +25,7 @@ import org.bouncycastle.openpgp.PGPSignatureSubpacketGenerator;
 import org.bouncycastle.openpgp.operator.bc.BcPBESecretKeyDecryptorBuilder;
 import org.bouncycastle.openpgp.operator.bc.BcPGPContentSignerBuilder;
 import org.bouncycastle.openpgp.operator.bc.BcPGPDigestCalculatorProvider;
+import org.packyard.config.RepositoryConfig;
 import org.packyard.config.Secret;
 
 /**
@@ -51,6 +52,22 @@ public final class RepomdSigner {
     this.signingKey = signingKey;
     this.armoredPublicKey = armoredPublicKey;
     this.clock = clock;
+  }
+
+  /**
+   * The signer of {@code repo}'s repomd.xml: its {@code signing_key} (its own or the top level's)
+   * unlocked, or null when Packyard does not sign its metadata (no key, or an unfiltered mirror,
+   * which relays the upstream's signature). The one place every publisher loads its signer.
+   * Blocking (unlocking a key may take a fraction of a second); fails naming the repository and
+   * the key file, never the passphrase.
+   */
+  public static RepomdSigner forRepository(RepositoryConfig repo) {
+    if (!repo.signedMetadata()) return null;
+    try {
+      return load(repo.publishing().signingKey(), repo.publishing().signingPassphrase());
+    } catch (KeyException e) {
+      throw new IllegalStateException(repo.name() + ": " + e.getMessage(), e);
+    }
   }
 
   /**

@@ -19,13 +19,21 @@ public final class RepomdXml {
     byte[] repomd = write(revision, timestamp, files);
     List<org.packyard.store.Manifest.FileRef> refs = new java.util.ArrayList<>(3);
     refs.add(new org.packyard.store.Manifest.FileRef("repomd", "repodata/repomd.xml", blobs.store(repomd), repomd.length));
-    if (signer != null) {
-      byte[] asc = signer.sign(repomd);
-      byte[] key = signer.publicKey();
-      refs.add(new org.packyard.store.Manifest.FileRef("repomd_asc", "repodata/repomd.xml.asc", blobs.store(asc), asc.length));
-      refs.add(new org.packyard.store.Manifest.FileRef("repomd_key", "repodata/repomd.xml.key", blobs.store(key), key.length));
-    }
+    if (signer != null) refs.addAll(signature(repomd, signer, blobs));
     return refs;
+  }
+
+  /**
+   * Signs {@code repomd} (the repomd.xml bytes as served), stores the detached signature and the
+   * public key as blobs, and returns the manifest's references to them ({@code repomd_asc} at
+   * {@code repodata/repomd.xml.asc}, {@code repomd_key} at {@code repodata/repomd.xml.key}). Blocking.
+   */
+  public static List<org.packyard.store.Manifest.FileRef> signature(byte[] repomd, RepomdSigner signer,
+      org.packyard.store.BlobStore blobs) throws java.io.IOException {
+    byte[] asc = signer.sign(repomd);
+    byte[] key = signer.publicKey();
+    return List.of(new org.packyard.store.Manifest.FileRef("repomd_asc", "repodata/repomd.xml.asc", blobs.store(asc), asc.length),
+        new org.packyard.store.Manifest.FileRef("repomd_key", "repodata/repomd.xml.key", blobs.store(key), key.length));
   }
 
   /**

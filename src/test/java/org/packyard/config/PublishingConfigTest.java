@@ -59,7 +59,8 @@ class PublishingConfigTest {
     assertThat(p.packageKeys()).containsExactly(tmp.resolve("public.asc"));
     assertThat(p.toString()).doesNotContain(pass);
 
-    Path viaEnv = Files.writeString(tmp.resolve("env.yaml"), "repositories: [{name: a, upstream: file:///srv/a/, signing_key: signing.asc}]\n");
+    Path viaEnv = Files.writeString(tmp.resolve("env.yaml"),
+        "repositories: [{name: a, upstream: file:///srv/a/, include: [foo*], signing_key: signing.asc}]\n");
     assertThat(ConfigLoader.load(viaEnv, Map.of("PACKYARD_SIGNING_PASSPHRASE", pass)).repository("a").publishing().signed()).isTrue();
     assertThatThrownBy(() -> ConfigLoader.load(viaEnv, Map.of())).isInstanceOf(ConfigException.class)
         .hasMessageContaining(viaEnv + ": repositories[0] (a): signing_key: " + key).hasMessageContaining("PACKYARD_SIGNING_PASSPHRASE");
@@ -76,6 +77,27 @@ class PublishingConfigTest {
     Path pub = Files.writeString(tmp.resolve("pub.yaml"), "signing_key: public.asc\n");
     assertThatThrownBy(() -> ConfigLoader.load(pub, Map.of())).hasMessageContaining("signing_key: " + tmp.resolve("public.asc"))
         .hasMessageContaining("not an OpenPGP secret key").satisfies(e -> assertThat(e.getMessage()).doesNotContain(pass));
+
+    // A top-level key applies where Packyard writes repomd.xml: not to an unfiltered mirror, which relays the upstream's.
+    PackyardConfig top = ConfigLoader.load(ok, Map.of());
+    assertThat(top.repository("a").signedMetadata()).isFalse();
+    assertThat(top.repository("a").repoGpgLines("http://x")).isEmpty();
+    Path filtered = Files.writeString(tmp.resolve("filtered.yaml"), """
+        signing_key: signing.asc
+        signing_passphrase_file: pass
+        repositories:
+          - {name: a, upstream: file:///srv/a/, arches: [x86_64]}
+        """);
+    assertThat(ConfigLoader.load(filtered, Map.of()).repository("a").repoGpgLines("http://x"))
+        .isEqualTo("repo_gpgcheck=1\ngpgkey=http://x/repos/a/repodata/repomd.xml.key\n");
+    // A repository's own key on an unfiltered mirror cannot apply: refused, naming file, repository, setting and key file.
+    Path own = Files.writeString(tmp.resolve("own.yaml"), "repositories: [{name: a, upstream: file:///srv/a/, signing_key: signing.asc}]\n");
+    assertThatThrownBy(() -> ConfigLoader.load(own, Map.of("PACKYARD_SIGNING_PASSPHRASE", pass))).isInstanceOf(ConfigException.class)
+        .hasMessageContaining(own + ": repositories[0] (a): signing_key " + key + ": an unfiltered mirror")
+        .hasMessageContaining("include, exclude, arches or retain").satisfies(e -> assertThat(e.getMessage()).doesNotContain(pass));
+    Path ownPass = Files.writeString(tmp.resolve("own-pass.yaml"),
+        "signing_key: signing.asc\nrepositories: [{name: a, upstream: file:///srv/a/, signing_passphrase_file: pass}]\n");
+    assertThatThrownBy(() -> ConfigLoader.load(ownPass, Map.of("PACKYARD_SIGNING_PASSPHRASE", pass))).hasMessageContaining("(a): signing_passphrase_file " + tmp.resolve("pass"));
 
     Path badKeys = Files.writeString(tmp.resolve("keys.yaml"), "repositories: [{name: a, upstream: file:///srv/a/, package_keys: [missing.asc]}]\n");
     assertThatThrownBy(() -> ConfigLoader.load(badKeys, Map.of())).hasMessageContaining("repositories[0] (a): package_keys: "
