@@ -52,6 +52,34 @@ class DocsLinksTest {
     }
   }
 
+  /**
+   * What users read names capabilities, never this project's tracker entries ("issue 31", "#12"),
+   * which a reader cannot open. A reference to another project's tracker keeps its name in front
+   * ({@code createrepo_c#46}, {@code fedora-copr/copr#3752}) and is allowed.
+   */
+  private static final Pattern TRACKER = Pattern.compile("(?i)\\bissues? #?\\d+|(?<![\\w/.-])#\\d{1,5}\\b");
+
+  @Test
+  void userDocs_nameNoTrackerNumbers() throws IOException {
+    List<Path> read = new ArrayList<>(pages());
+    read.add(Path.of("BENCHMARKS.md"));
+    try (Stream<Path> s = Files.list(Path.of("benchmarks"))) {
+      s.filter(p -> p.toString().endsWith(".sh")).sorted().forEach(read::add);
+    }
+    List<String> found = new ArrayList<>();
+    for (Path page : read) {
+      List<String> lines = Files.readAllLines(page);
+      for (int i = 0; i < lines.size(); i++) {
+        Matcher m = TRACKER.matcher(lines.get(i));
+        if (m.find()) found.add(page + ":" + (i + 1) + ": " + m.group());
+      }
+    }
+    assertThat(found).as("tracker numbers in what users read").isEmpty();
+    assertThat(TRACKER.matcher("the goal of issue 31").find()).isTrue();
+    assertThat(TRACKER.matcher("see #12 for").find()).isTrue();
+    assertThat(TRACKER.matcher("createrepo_c#46, fedora-copr/copr#3752, nexus-public#392").find()).as("other projects' trackers").isFalse();
+  }
+
   @Test
   void slugs_followGitHub() {
     assertThat(slugs(List.of("# The rule: hidden is the same as missing", "## `packyard bench`", "## Probes", "### Probes",
