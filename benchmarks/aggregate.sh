@@ -133,7 +133,7 @@ open(cves_out, "w").write("".join(c + "\n" for c in sorted(cves)))
 open(names_out, "w").write("".join(c + "\n" for c in sorted(names)))
 PY
 createrepo_c -q "$small_tree"
-modifyrepo_c -q --mdtype=updateinfo "$d/updateinfo.xml" "$small_tree/repodata"
+modifyrepo_c --mdtype=updateinfo "$d/updateinfo.xml" "$small_tree/repodata" >/dev/null
 
 # ---------------------------------------------------------------- server
 cfg_head() {
