@@ -38,7 +38,6 @@ import org.packyard.publish.PackageXml;
 import org.packyard.publish.RepoWriter;
 import org.packyard.publish.RepomdSigner;
 import org.packyard.publish.RepomdXml;
-import org.packyard.rpm.Compression;
 import org.packyard.store.Manifest;
 import org.packyard.store.SnapshotStore;
 import org.packyard.store.SnapshotStore.Published;
@@ -184,7 +183,7 @@ final class AggregatePublisher {
       names.add(s.name());
       Member old = members.get(s.name());
       if (old != null && old.snapshotId().equals(s.snapshot().id())) continue;
-      Member fresh = Member.load(s.snapshot(), engine.blobs());
+      Member fresh = Member.load(s.snapshot(), engine.blobs(), engine.ingest());
       if (old != null && !sameXml(old, fresh)) reuse = false;
       members.put(s.name(), fresh);
     }
@@ -274,7 +273,7 @@ final class AggregatePublisher {
       String repomdSha = refs.get(0).sha256();
       staging = engine.snapshots().stage(repo.name());
       long t1 = System.nanoTime();
-      String how = index(staging.indexDir(), r, pkgs);
+      String how = index(staging.indexDir(), pkgs);
       long t2 = System.nanoTime();
       Files.write(staging.indexDir().resolve(CHUNKS), r.table().toBytes());
       Files.writeString(staging.indexDir().resolve(MEMBERS), fingerprint);
@@ -305,7 +304,7 @@ final class AggregatePublisher {
    * or built in full from the new metadata when there is no such index (first publish, a restart,
    * a snapshot another replica published) or it cannot be updated. Returns which ("incremental" or "full").
    */
-  private String index(Path dir, RepoWriter.Result r, List<PackageXml> pkgs) throws IOException {
+  private String index(Path dir, List<PackageXml> pkgs) throws IOException {
     Served served = engine.catalog().view().repository(repo.name());
     SnapshotIndex prev = null;
     if (union != null && served != null && served.snapshot().id().equals(chunksOf)) {
@@ -335,9 +334,25 @@ final class AggregatePublisher {
       SnapshotStore.deleteTree(dir);
       Files.createDirectories(dir);
     }
-    IndexBuilder.build(dir, source(r.files().get(0)), source(r.files().get(1)), source(r.files().get(2)),
-        engine.ingest(), engine.ingest(), n -> {});
+    // From the packages' elements in memory: the bytes of the files just written, without decompressing them.
+    IndexBuilder.build(dir, stream(0, pkgs), stream(1, pkgs), stream(2, pkgs), engine.ingest(), engine.ingest(), n -> {});
     return "full";
+  }
+
+  private XmlSource stream(int type, List<PackageXml> pkgs) {
+    List<byte[]> fragments = new ArrayList<>(pkgs.size());
+    for (PackageXml x : pkgs) fragments.add(type == 0 ? x.primary() : type == 1 ? x.filelists() : x.other());
+    return new XmlSource() {
+      @Override
+      public java.io.InputStream open() {
+        return RepoWriter.documentStream(type, fragments);
+      }
+
+      @Override
+      public String describe() {
+        return repo.name() + " " + RepoWriter.TYPES.get(type);
+      }
+    };
   }
 
   private static XmlSource document(int type, List<PackageXml> pkgs) {
@@ -431,21 +446,6 @@ final class AggregatePublisher {
     } catch (IOException e) {
       return null;
     }
-  }
-
-  private XmlSource source(MetadataFile f) {
-    Path p = engine.blobs().path(f.sha256());
-    return new XmlSource() {
-      @Override
-      public java.io.InputStream open() throws IOException {
-        return Compression.decompress(Files.newInputStream(p));
-      }
-
-      @Override
-      public String describe() {
-        return repo.name() + " " + f.type();
-      }
-    };
   }
 
   private static void fsync(Path p) throws IOException {
