@@ -25,6 +25,7 @@
 # metadata-only mirrors of createrepo_c trees of them, the small one with an updateinfo.xml
 # (written here, added with modifyrepo_c) naming its packages. --cache DIR keeps the RPMs and the
 # trees between runs (75,000 RPMs take minutes to write and to createrepo_c).
+# BENCH_PORT (default 28395) is the port the server listens on; BENCH_WORK the work directory.
 # Needs: a built ./packyard, curl, createrepo_c, modifyrepo_c, wrk, python3, awk. Everything
 # listens on 127.0.0.1 and is stopped at the end. The server runs on the shipped defaults
 # (PACKYARD_JAVA_OPTS unset). Results go to FILE (default benchmarks/results/aggregate.md), which
@@ -53,8 +54,10 @@ change=20
 work="${BENCH_WORK:-/tmp/packyard-bench-aggregate}"
 cache="${cache:-$work/cache}"
 mkdir -p "$work" "$cache" "$(dirname "$out")"
-port=28391
+port="${BENCH_PORT:-28395}"
 base="http://127.0.0.1:$port"
+# Another process on the port would answer our requests: refuse to start instead.
+! curl -s -o /dev/null "$base/" || { echo "127.0.0.1:$port is in use (set BENCH_PORT)" >&2; exit 2; }
 on_exit_stop_servers
 machine_line=$(machine)
 ensure_built
@@ -154,6 +157,7 @@ repositories:
 EOF
 }
 serve() { # CONFIG LOG: starts the server on the shipped defaults; sets serve_pid
+  ! curl -s -o /dev/null "$base/" || { echo "127.0.0.1:$port is in use (set BENCH_PORT)" >&2; exit 1; }
   env -u PACKYARD_JAVA_OPTS "$root/packyard" serve --config "$1" --listen "127.0.0.1:$port" > "$2" 2>&1 &
   serve_pid=$!; pids+=("$serve_pid")
   wait_ready "$base/readyz"

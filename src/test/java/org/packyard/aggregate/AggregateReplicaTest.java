@@ -29,9 +29,9 @@ import org.packyard.testkit.TestServer;
 import org.packyard.testkit.Tools;
 
 /**
- * Replicas sharing PostgreSQL and S3: a member published on one replica makes that replica publish
- * the aggregate (it holds the aggregate's lease), and every replica serves the new aggregate
- * snapshot; the others do not publish it again.
+ * Replicas sharing PostgreSQL and S3: a member published on one replica makes the aggregate publish
+ * once (by whichever replica takes the aggregate's lease first: the one the member published on,
+ * or one that followed the member's snapshot), and every replica serves the new aggregate snapshot.
  */
 class AggregateReplicaTest {
   static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -39,8 +39,14 @@ class AggregateReplicaTest {
   @TempDir Path tmp;
 
   TestServer replica(String name, StateConfig state, S3Proxy s3) throws Exception {
-    List<RepositoryConfig> repos = List.of(RepositoryConfig.hosted("team/ours", null, Access.PUBLIC),
-        RepositoryConfig.aggregate("team/all", List.of("team/ours"), Access.PUBLIC));
+    return replica(name, state, s3, true);
+  }
+
+  /** A replica serving the hosted member team/ours and, with {@code aggregate}, the aggregate team/all of it. */
+  TestServer replica(String name, StateConfig state, S3Proxy s3, boolean aggregate) throws Exception {
+    List<RepositoryConfig> repos = aggregate ? List.of(RepositoryConfig.hosted("team/ours", null, Access.PUBLIC),
+        RepositoryConfig.aggregate("team/all", List.of("team/ours"), Access.PUBLIC))
+        : List.of(RepositoryConfig.hosted("team/ours", null, Access.PUBLIC));
     return TestServer.start(new PackyardConfig(new PackyardConfig.Listen("127.0.0.1", 0), Files.createDirectories(tmp.resolve(name)), repos)
         .withState(state)
         .withBlobs(BlobsConfig.parse("test: blobs", s3.blobsUrl("packyard", "pky"), BlobsConfig.Serve.PROXY),
@@ -111,12 +117,49 @@ class AggregateReplicaTest {
           assertThat(servedId(two, "team/all")).isEqualTo(servedId(one, "team/all"));
           var pointer = one.server.services().state.snapshotPointer("team/all").orElseThrow();
           assertThat(pointer.snapshotId()).isEqualTo(servedId(one, "team/all"));
-          assertThat(pointer.publishedBy()).as("published by the replica the member published on").isEqualTo(at.server.services().replica);
+          assertThat(pointer.publishedBy()).isIn(one.server.services().replica, two.server.services().replica);
         }
         // Each member publish made exactly one aggregate snapshot, by one replica.
         assertThat(one.server.services().aggregates.publishes("team/all") + two.server.services().aggregates.publishes("team/all"))
             .isEqualTo(2);
         assertThat(one.server.services().snapshots.list("team/all")).hasSize(2);
+      }
+    }
+  }
+
+  /**
+   * The replica a member published on does not publish the aggregate (here: it does not have it in
+   * its configuration yet, as in a rolling change; or it stopped right after the member's publish):
+   * a replica that follows the member's new snapshot publishes the aggregate itself.
+   */
+  @Test
+  void memberPublishedByAReplicaThatDoesNotPublishTheAggregate_aFollowerPublishesIt() throws Exception {
+    Tools.require("rpmbuild", "rpm");
+    Path a = Rpms.tiny(tmp.resolve("a"), "pky-fa", "1", 1_700_000_000L);
+    try (Postgres pg = Postgres.start(); S3Proxy s3 = S3Proxy.start(tmp.resolve("s3"))) {
+      s3.createBucket("packyard");
+      StateConfig state = pg.newDatabase();
+      try (TestServer one = replica("one", state, s3, false); TestServer two = replica("two", state, s3, true)) {
+        var store = one.server.services().access.store();
+        store.addUser("cli", "olga");
+        store.bind("cli", Principal.user("olga"), Role.EDITOR, List.of("team/"));
+        String olga = store.createToken("cli", "olga", null, null).secret();
+        one.server.services().access.reload();
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(one.base() + "/api/v1/repositories/team/ours/packages/"
+            + a.getFileName())).PUT(HttpRequest.BodyPublishers.ofFile(a)).header("Authorization", "Bearer " + olga)
+            .timeout(Duration.ofSeconds(120)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
+        String marker = "/" + a.getFileName();
+        await(() -> {
+          try {
+            return servedId(two, "team/all") != null && primary(two).contains(marker);
+          } catch (Exception e) {
+            throw new AssertionError(e);
+          }
+        });
+        assertThat(two.server.services().state.snapshotPointer("team/all").orElseThrow().publishedBy())
+            .isEqualTo(two.server.services().replica);
+        assertThat(two.server.services().aggregates.publishes("team/all")).isEqualTo(1);
       }
     }
   }
