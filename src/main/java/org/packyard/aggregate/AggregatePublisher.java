@@ -73,6 +73,9 @@ final class AggregatePublisher {
   private volatile long publishes;
   /** The last publish's package chunks: compressed, and reused from the publish before. */
   private volatile int lastCompressed, lastReused;
+  /** The last publish's merged updateinfo, and the members' updateinfo files it was merged from ({@link #updateinfoSources}). */
+  private MetadataFile updateinfo;
+  private String updateinfoFrom;
   /** How the last publish made its index: "incremental" or "full". */
   private volatile String lastIndex;
 
@@ -239,10 +242,16 @@ final class AggregatePublisher {
         anyUpdateinfo |= m.files().containsKey("updateinfo");
         anyComps |= !m.comps().isEmpty();
       }
+      String updateinfoFrom = null;
+      MetadataFile updateinfo = null;
       if (anyUpdateinfo) {
-        MetadataFile f = compressed(dir, "updateinfo", Updateinfo.write(Updateinfo.merge(advisories)), compression);
-        files.add(f);
-        commit.add(f);
+        updateinfoFrom = updateinfoSources(present);
+        updateinfo = sameUpdateinfo(updateinfoFrom, compression);
+        if (updateinfo == null) {
+          updateinfo = compressed(dir, "updateinfo", Updateinfo.write(Updateinfo.merge(advisories)), compression);
+          commit.add(updateinfo);
+        }
+        files.add(updateinfo);
       }
       if (anyComps) {
         byte[] xml = Comps.write(Comps.merge(comps));
@@ -285,12 +294,15 @@ final class AggregatePublisher {
       chunksOf = pub.id();
       union = pkgs;
       lastIndex = how;
+      this.updateinfo = updateinfo;
+      this.updateinfoFrom = updateinfoFrom;
       publishes++;
       lastCompressed = r.chunksCompressed();
       lastReused = r.chunksReused();
       LOG.info(repo.name() + ": published aggregate " + m.id() + " with " + pkgs.size() + " packages from " + present.size()
           + " members (members loaded in " + (tw - t0) / 1_000_000 + " ms; chunks: " + r.chunksCompressed() + " compressed, "
-          + r.chunksReused() + " reused; metadata " + (t1 - tw) / 1_000_000 + " ms, index (" + how + ") " + (t2 - t1) / 1_000_000 + " ms, total " + (System.nanoTime() - t0) / 1_000_000 + " ms)");
+          + r.chunksReused() + " reused; metadata " + (t1 - tw) / 1_000_000 + " ms, index (" + how + ") " + (t2 - t1) / 1_000_000
+          + " ms, total " + (System.nanoTime() - t0) / 1_000_000 + " ms)");
       engine.onPublish().accept(pub);
     } finally {
       if (staging != null) engine.snapshots().discard(staging);
@@ -403,6 +415,32 @@ final class AggregatePublisher {
     private static boolean same(PackageXml a, PackageXml b) {
       return a == b || (a.pkgId().equals(b.pkgId()) && a.name().equals(b.name()) && Arrays.equals(a.primary(), b.primary())
           && Arrays.equals(a.filelists(), b.filelists()) && Arrays.equals(a.other(), b.other()));
+    }
+  }
+
+  /** Which updateinfo file each member has (its sha256), in member order: the merge's whole input. */
+  private String updateinfoSources(List<Served> present) {
+    StringBuilder b = new StringBuilder();
+    for (Served s : present) {
+      Manifest.FileRef f = members.get(s.name()).files().get("updateinfo");
+      b.append(s.name()).append('=').append(f == null ? "-" : f.sha256()).append('\n');
+    }
+    return b.toString();
+  }
+
+  /**
+   * The last publish's merged updateinfo when it was merged from the same member files (a member
+   * change that left its updateinfo as it was): its stored blob, not merged and compressed again.
+   * Null when it must be made.
+   */
+  private MetadataFile sameUpdateinfo(String from, MetadataCompression compression) {
+    MetadataFile u = updateinfo;
+    if (u == null || !from.equals(updateinfoFrom) || !u.suffix().equals("xml." + compression.extension())) return null;
+    try {
+      return new MetadataFile(u.type(), u.suffix(), Member.blobPath(engine.blobs(), u.sha256()), u.sha256(), u.size(), u.openSha256(),
+          u.openSize());
+    } catch (IOException e) {
+      return null; // gone: made again
     }
   }
 
