@@ -5,8 +5,9 @@
 #       starts the server twice on the same data, once with a new aggregate of the two members
 #       (published at start-up: members loaded, every chunk compressed, the index built in full) and
 #       once with a new, empty hosted repository into which a hosted repository holding the union
-#       is promoted (the same full write and index build). Odd rounds start the aggregate first,
-#       even rounds the hosted one. Aggregate: the server's log line (members loaded + publish);
+#       is promoted (the same full write and index build). Odd rounds start the hosted side first,
+#       even rounds the aggregate; the last round always starts the hosted side first, so that
+#       the aggregate stays served for (b) and (c) (keep --rounds odd for strict turns). Aggregate: the server's log line (members loaded + publish);
 #       hosted: the promote's answer (source snapshot loaded + publish). Goal: <= 1.5x.
 #   (b) 20 packages added to the small member (createrepo_c --update --keep-all-metadata, then
 #       its sync): the time from the member's publish to the aggregate's (the two log lines),
