@@ -13,17 +13,23 @@ import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
+import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.packyard.catalog.Catalog;
 import org.packyard.catalog.Served;
 import org.packyard.config.MetadataCompression;
 import org.packyard.config.RepositoryConfig;
 import org.packyard.index.IndexBuilder;
+import org.packyard.index.IndexUpdater;
+import org.packyard.index.SnapshotIndex;
 import org.packyard.index.XmlSource;
 import org.packyard.mirror.SyncGate;
 import org.packyard.publish.ChunkTable;
@@ -32,7 +38,6 @@ import org.packyard.publish.PackageXml;
 import org.packyard.publish.RepoWriter;
 import org.packyard.publish.RepomdSigner;
 import org.packyard.publish.RepomdXml;
-import org.packyard.rpm.Compression;
 import org.packyard.store.Manifest;
 import org.packyard.store.SnapshotStore;
 import org.packyard.store.SnapshotStore.Published;
@@ -42,7 +47,9 @@ import org.packyard.store.SnapshotStore.Published;
  * the one next publish, which reads the members' snapshots as they are when it starts. A publish
  * whose members did not change since the aggregate's snapshot was made does nothing. Each member
  * snapshot is loaded once and kept (its packages' elements, advisories, comps); the chunk table
- * of the last publish lets {@link RepoWriter} reuse every chunk whose packages did not change.
+ * of the last publish lets {@link RepoWriter} reuse every chunk whose packages did not change, and
+ * the union of the last publish lets {@link IndexUpdater} derive the new snapshot index from the
+ * served one with only the packages that changed (the first publish of a process builds it in full).
  */
 final class AggregatePublisher {
   private static final Logger LOG = Logger.getLogger(AggregatePublisher.class.getName());
@@ -61,9 +68,16 @@ final class AggregatePublisher {
   private final Map<String, Member> members = new HashMap<>();
   private ChunkTable chunks = ChunkTable.EMPTY;
   private String chunksOf;
+  /** The packages of snapshot {@link #chunksOf}, in primary's order: what the next publish's index is updated from. */
+  private List<PackageXml> union;
   private volatile long publishes;
   /** The last publish's package chunks: compressed, and reused from the publish before. */
   private volatile int lastCompressed, lastReused;
+  /** The last publish's merged updateinfo, and the members' updateinfo files it was merged from ({@link #updateinfoSources}). */
+  private MetadataFile updateinfo;
+  private String updateinfoFrom;
+  /** How the last publish made its index: "incremental" or "full". */
+  private volatile String lastIndex;
 
   AggregatePublisher(RepositoryConfig repo, Aggregates.Engine engine, RepomdSigner signer) {
     this.repo = repo;
@@ -78,6 +92,11 @@ final class AggregatePublisher {
   /** {compressed, reused} package chunks of the last publish. */
   int[] lastChunks() {
     return new int[] {lastCompressed, lastReused};
+  }
+
+  /** "incremental" or "full": how the last publish by this process made its index (null before one). */
+  String lastIndex() {
+    return lastIndex;
   }
 
   /** Asks for a publish; the future (null: nobody waits) completes when one that started after this call ends. */
@@ -139,17 +158,19 @@ final class AggregatePublisher {
     if (present.isEmpty()) return; // no member has published yet
     Served self = view.repository(repo.name());
     if (self != null && fingerprint.toString().equals(readString(self.snapshot().indexDir().resolve(MEMBERS)))) return;
+    long t0 = System.nanoTime();
     boolean reuse = load(present);
     if (self == null) chunks = ChunkTable.EMPTY;
     else if (!self.snapshot().id().equals(chunksOf)) chunks = readChunks(self.snapshot());
+    if (self == null || !self.snapshot().id().equals(chunksOf)) union = null; // not the snapshot the held union is of
     if (!reuse) chunks = ChunkTable.EMPTY;
     try {
-      write(present, fingerprint.toString(), pass);
+      write(present, fingerprint.toString(), pass, t0);
     } catch (IOException e) {
       if (chunks == ChunkTable.EMPTY) throw e;
       LOG.info(repo.name() + ": publishing without reusing the last publish's chunks: " + e.getMessage());
       chunks = ChunkTable.EMPTY;
-      write(present, fingerprint.toString(), pass);
+      write(present, fingerprint.toString(), pass, t0);
     }
   }
 
@@ -165,7 +186,7 @@ final class AggregatePublisher {
       names.add(s.name());
       Member old = members.get(s.name());
       if (old != null && old.snapshotId().equals(s.snapshot().id())) continue;
-      Member fresh = Member.load(s.snapshot(), engine.blobs());
+      Member fresh = Member.load(s.snapshot(), engine.blobs(), engine.ingest());
       if (old != null && !sameXml(old, fresh)) reuse = false;
       members.put(s.name(), fresh);
     }
@@ -199,8 +220,9 @@ final class AggregatePublisher {
     return out;
   }
 
-  private void write(List<Served> present, String fingerprint, SyncGate.Pass pass) throws IOException {
-    long t0 = System.nanoTime();
+  /** Writes and publishes the aggregate's snapshot; {@code t0}: when this publish began loading its members (for the log). */
+  private void write(List<Served> present, String fingerprint, SyncGate.Pass pass, long t0) throws IOException {
+    long tw = System.nanoTime();
     Instant now = engine.clock().instant();
     MetadataCompression compression = repo.publishing().metadataCompression();
     Path dir = engine.blobs().newTempDirectory();
@@ -220,10 +242,16 @@ final class AggregatePublisher {
         anyUpdateinfo |= m.files().containsKey("updateinfo");
         anyComps |= !m.comps().isEmpty();
       }
+      String updateinfoFrom = null;
+      MetadataFile updateinfo = null;
       if (anyUpdateinfo) {
-        MetadataFile f = compressed(dir, "updateinfo", Updateinfo.write(Updateinfo.merge(advisories)), compression);
-        files.add(f);
-        commit.add(f);
+        updateinfoFrom = updateinfoSources(present);
+        updateinfo = sameUpdateinfo(updateinfoFrom, compression);
+        if (updateinfo == null) {
+          updateinfo = compressed(dir, "updateinfo", Updateinfo.write(Updateinfo.merge(advisories)), compression);
+          commit.add(updateinfo);
+        }
+        files.add(updateinfo);
       }
       if (anyComps) {
         byte[] xml = Comps.write(Comps.merge(comps));
@@ -254,8 +282,7 @@ final class AggregatePublisher {
       String repomdSha = refs.get(0).sha256();
       staging = engine.snapshots().stage(repo.name());
       long t1 = System.nanoTime();
-      IndexBuilder.build(staging.indexDir(), source(r.files().get(0)), source(r.files().get(1)), source(r.files().get(2)),
-          engine.ingest(), engine.ingest(), n -> {});
+      String how = index(staging.indexDir(), pkgs);
       long t2 = System.nanoTime();
       Files.write(staging.indexDir().resolve(CHUNKS), r.table().toBytes());
       Files.writeString(staging.indexDir().resolve(MEMBERS), fingerprint);
@@ -265,16 +292,155 @@ final class AggregatePublisher {
       staging = null;
       chunks = r.table();
       chunksOf = pub.id();
+      union = pkgs;
+      lastIndex = how;
+      this.updateinfo = updateinfo;
+      this.updateinfoFrom = updateinfoFrom;
       publishes++;
       lastCompressed = r.chunksCompressed();
       lastReused = r.chunksReused();
       LOG.info(repo.name() + ": published aggregate " + m.id() + " with " + pkgs.size() + " packages from " + present.size()
-          + " members (chunks: " + r.chunksCompressed() + " compressed, " + r.chunksReused() + " reused; metadata "
-          + (t1 - t0) / 1_000_000 + " ms, index " + (t2 - t1) / 1_000_000 + " ms, total " + (System.nanoTime() - t0) / 1_000_000 + " ms)");
+          + " members (members loaded in " + (tw - t0) / 1_000_000 + " ms; chunks: " + r.chunksCompressed() + " compressed, "
+          + r.chunksReused() + " reused; metadata " + (t1 - tw) / 1_000_000 + " ms, index (" + how + ") " + (t2 - t1) / 1_000_000
+          + " ms, total " + (System.nanoTime() - t0) / 1_000_000 + " ms)");
       engine.onPublish().accept(pub);
     } finally {
       if (staging != null) engine.snapshots().discard(staging);
       SnapshotStore.deleteTree(dir);
+    }
+  }
+
+  /**
+   * Writes the snapshot index of {@code pkgs} into {@code dir}: updated from the served snapshot's
+   * index with the packages that changed since the union it was made from ({@link IndexUpdater}),
+   * or built in full from the new metadata when there is no such index (first publish, a restart,
+   * a snapshot another replica published) or it cannot be updated. Returns which ("incremental" or "full").
+   */
+  private String index(Path dir, List<PackageXml> pkgs) throws IOException {
+    Served served = engine.catalog().view().repository(repo.name());
+    SnapshotIndex prev = null;
+    if (union != null && served != null && served.snapshot().id().equals(chunksOf)) {
+      try {
+        prev = served.index().retain();
+      } catch (IllegalStateException retired) {
+        prev = null; // replaced meanwhile: build in full
+      }
+    }
+    if (prev != null) {
+      try {
+        Change c = Change.of(union, pkgs);
+        if (c != null) {
+          IndexUpdater.update(prev, dir, document(0, c.removed()), document(0, c.added()), document(1, c.added()),
+              document(2, c.added()), c.slots());
+          return "incremental";
+        }
+        LOG.info(repo.name() + ": index built in full: two packages share a location");
+      } catch (IndexUpdater.NotIncremental e) {
+        LOG.info(repo.name() + ": index built in full: " + e.getMessage());
+      } catch (IOException | RuntimeException e) {
+        // The full build is the reference: a failed update must not stop every later publish.
+        LOG.log(Level.WARNING, repo.name() + ": incremental index update failed, building in full: " + e.getMessage(), e);
+      } finally {
+        prev.release();
+      }
+      SnapshotStore.deleteTree(dir);
+      Files.createDirectories(dir);
+    }
+    // From the packages' elements in memory: the bytes of the files just written, without decompressing them.
+    IndexBuilder.build(dir, stream(0, pkgs), stream(1, pkgs), stream(2, pkgs), engine.ingest(), engine.ingest(), n -> {});
+    return "full";
+  }
+
+  private XmlSource stream(int type, List<PackageXml> pkgs) {
+    List<byte[]> fragments = new ArrayList<>(pkgs.size());
+    for (PackageXml x : pkgs) fragments.add(type == 0 ? x.primary() : type == 1 ? x.filelists() : x.other());
+    return new XmlSource() {
+      @Override
+      public java.io.InputStream open() {
+        return RepoWriter.documentStream(type, fragments);
+      }
+
+      @Override
+      public String describe() {
+        return repo.name() + " " + RepoWriter.TYPES.get(type);
+      }
+    };
+  }
+
+  private static XmlSource document(int type, List<PackageXml> pkgs) {
+    List<byte[]> fragments = new ArrayList<>(pkgs.size());
+    for (PackageXml x : pkgs) fragments.add(type == 0 ? x.primary() : type == 1 ? x.filelists() : x.other());
+    return IndexUpdater.document(RepoWriter.TYPES.get(type), RepoWriter.document(type, fragments));
+  }
+
+  /**
+   * What changed from one union to the next, by location: a package whose pkgId or elements
+   * differ at the same location is removed and added again. Both lists in primary's order;
+   * {@code slots} places each added package between its nearest kept neighbours in the new union.
+   */
+  record Change(List<PackageXml> removed, List<PackageXml> added, Function<String, IndexUpdater.Slot> slots) {
+    /** Null when a location occurs twice in either union (the index could not tell those packages apart by it). */
+    static Change of(List<PackageXml> before, List<PackageXml> after) {
+      Map<String, PackageXml> old = new HashMap<>(before.size() * 2);
+      for (PackageXml p : before) if (old.put(p.locationHref(), p) != null) return null;
+      Set<String> locations = new HashSet<>(after.size() * 2);
+      Set<PackageXml> kept = Collections.newSetFromMap(new IdentityHashMap<>());
+      List<PackageXml> added = new ArrayList<>();
+      for (PackageXml p : after) {
+        if (!locations.add(p.locationHref())) return null;
+        PackageXml o = old.get(p.locationHref());
+        if (o != null && same(o, p)) kept.add(o);
+        else added.add(p);
+      }
+      List<PackageXml> removed = new ArrayList<>();
+      for (PackageXml p : before) if (!kept.contains(p)) removed.add(p);
+      Set<PackageXml> fresh = Collections.newSetFromMap(new IdentityHashMap<>());
+      fresh.addAll(added);
+      Map<String, IndexUpdater.Slot> slots = new HashMap<>();
+      List<String> pending = new ArrayList<>();
+      String last = null;
+      for (PackageXml p : after) {
+        if (fresh.contains(p)) {
+          pending.add(p.locationHref());
+          continue;
+        }
+        for (String l : pending) slots.put(l, new IndexUpdater.Slot(last, p.locationHref()));
+        pending.clear();
+        last = p.locationHref();
+      }
+      for (String l : pending) slots.put(l, new IndexUpdater.Slot(last, null));
+      return new Change(removed, added, slots::get);
+    }
+
+    private static boolean same(PackageXml a, PackageXml b) {
+      return a == b || (a.pkgId().equals(b.pkgId()) && a.name().equals(b.name()) && Arrays.equals(a.primary(), b.primary())
+          && Arrays.equals(a.filelists(), b.filelists()) && Arrays.equals(a.other(), b.other()));
+    }
+  }
+
+  /** Which updateinfo file each member has (its sha256), in member order: the merge's whole input. */
+  private String updateinfoSources(List<Served> present) {
+    StringBuilder b = new StringBuilder();
+    for (Served s : present) {
+      Manifest.FileRef f = members.get(s.name()).files().get("updateinfo");
+      b.append(s.name()).append('=').append(f == null ? "-" : f.sha256()).append('\n');
+    }
+    return b.toString();
+  }
+
+  /**
+   * The last publish's merged updateinfo when it was merged from the same member files (a member
+   * change that left its updateinfo as it was): its stored blob, not merged and compressed again.
+   * Null when it must be made.
+   */
+  private MetadataFile sameUpdateinfo(String from, MetadataCompression compression) {
+    MetadataFile u = updateinfo;
+    if (u == null || !from.equals(updateinfoFrom) || !u.suffix().equals("xml." + compression.extension())) return null;
+    try {
+      return new MetadataFile(u.type(), u.suffix(), Member.blobPath(engine.blobs(), u.sha256()), u.sha256(), u.size(), u.openSha256(),
+          u.openSize());
+    } catch (IOException e) {
+      return null; // gone: made again
     }
   }
 
@@ -318,21 +484,6 @@ final class AggregatePublisher {
     } catch (IOException e) {
       return null;
     }
-  }
-
-  private XmlSource source(MetadataFile f) {
-    Path p = engine.blobs().path(f.sha256());
-    return new XmlSource() {
-      @Override
-      public java.io.InputStream open() throws IOException {
-        return Compression.decompress(Files.newInputStream(p));
-      }
-
-      @Override
-      public String describe() {
-        return repo.name() + " " + f.type();
-      }
-    };
   }
 
   private static void fsync(Path p) throws IOException {

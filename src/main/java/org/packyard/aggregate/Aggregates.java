@@ -101,6 +101,11 @@ public final class Aggregates implements AutoCloseable {
     return publishers.get(aggregate).lastChunks();
   }
 
+  /** "incremental" or "full": how {@code aggregate}'s last publish by this process made its snapshot index. */
+  String lastIndex(String aggregate) {
+    return publishers.get(aggregate).lastIndex();
+  }
+
   @Override
   public void close() {
     engine.worker().close();

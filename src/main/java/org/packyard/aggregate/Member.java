@@ -49,6 +49,11 @@ record Member(String name, String snapshotId, List<Pkg> packages, List<Updateinf
   }
 
   static Member load(Published snapshot, BlobStore blobs) throws IOException {
+    return load(snapshot, blobs, Runnable::run);
+  }
+
+  /** As {@link #load(Published, BlobStore)}, reading filelists and other on {@code background} while this thread reads primary. */
+  static Member load(Published snapshot, BlobStore blobs, java.util.concurrent.Executor background) throws IOException {
     String prefix = prefix(snapshot.repository());
     Manifest m = snapshot.manifest();
     Map<String, Manifest.FileRef> byType = new HashMap<>();
@@ -57,9 +62,18 @@ record Member(String name, String snapshotId, List<Pkg> packages, List<Updateinf
     List<Pkg> pkgs = new ArrayList<>();
     Manifest.FileRef primary = byType.get("primary");
     if (primary != null) {
-      Map<String, byte[]> filelists = byPkgId(byType.get("filelists"), blobs, where);
-      Map<String, byte[]> other = byPkgId(byType.get("other"), blobs, where);
-      for (byte[] p : Elements.packages(read(blobs, primary))) {
+      var filelistsLater = later(() -> byPkgId(byType.get("filelists"), blobs, where), background);
+      var otherLater = later(() -> byPkgId(byType.get("other"), blobs, where), background);
+      List<byte[]> elements;
+      try {
+        elements = Elements.packages(read(blobs, primary));
+      } catch (IOException | RuntimeException e) {
+        filelistsLater.cancel(false);
+        otherLater.cancel(false);
+        throw e;
+      }
+      Map<String, byte[]> filelists = join(filelistsLater), other = join(otherLater);
+      for (byte[] p : elements) {
         String x = new String(p, StandardCharsets.UTF_8);
         String pkgId = group(PKGID, x, "checksum", where).trim(), name = XmlText.unescape(group(NAME, x, "name", where));
         String arch = XmlText.unescape(group(ARCH, x, "arch", where));
@@ -95,6 +109,37 @@ record Member(String name, String snapshotId, List<Pkg> packages, List<Updateinf
     for (String t : List.of("group_gz", "group_zst", "group_xz")) if (group == null) group = byType.get(t);
     List<Comps.Entry> comps = group == null ? List.of() : Comps.read(read(blobs, group), where);
     return new Member(snapshot.repository(), m.id(), List.copyOf(pkgs), advisories, comps, Map.copyOf(byType));
+  }
+
+  private interface Reading {
+    Map<String, byte[]> read() throws IOException;
+  }
+
+  private static java.util.concurrent.CompletableFuture<Map<String, byte[]>> later(Reading r, java.util.concurrent.Executor on) {
+    java.util.concurrent.CompletableFuture<Map<String, byte[]>> f = new java.util.concurrent.CompletableFuture<>();
+    Runnable task = () -> {
+      try {
+        f.complete(r.read());
+      } catch (IOException | RuntimeException e) {
+        f.completeExceptionally(e);
+      }
+    };
+    try {
+      on.execute(task);
+    } catch (java.util.concurrent.RejectedExecutionException busy) {
+      task.run(); // the pool is full: read it here
+    }
+    return f;
+  }
+
+  private static Map<String, byte[]> join(java.util.concurrent.CompletableFuture<Map<String, byte[]>> f) throws IOException {
+    try {
+      return f.join();
+    } catch (java.util.concurrent.CompletionException e) {
+      if (e.getCause() instanceof IOException io) throw io;
+      if (e.getCause() instanceof RuntimeException re) throw re;
+      throw new IOException(e.getCause());
+    }
   }
 
   private static Map<String, byte[]> byPkgId(Manifest.FileRef f, BlobStore blobs, String where) throws IOException {

@@ -78,6 +78,45 @@ public final class RepoWriter {
     return out.toByteArray();
   }
 
+  /**
+   * {@link #document}'s bytes as a stream over {@code fragments}, nothing copied: what a full index
+   * build reads instead of decompressing the files just written (the same bytes).
+   */
+  public static java.io.InputStream documentStream(int type, List<byte[]> fragments) {
+    byte[] head = bytes(String.format(HEADERS[type], fragments.size())), foot = bytes(FOOTERS[type]);
+    return new java.io.InputStream() {
+      private int piece = -1; // -1: the header, fragments.size(): the footer
+      private int at;
+
+      private byte[] current() {
+        while (true) {
+          byte[] b = piece < 0 ? head : piece < fragments.size() ? fragments.get(piece) : piece == fragments.size() ? foot : null;
+          if (b == null || at < b.length) return b;
+          piece++;
+          at = 0;
+        }
+      }
+
+      @Override
+      public int read() {
+        byte[] b = current();
+        return b == null ? -1 : b[at++] & 0xff;
+      }
+
+      @Override
+      public int read(byte[] into, int off, int len) {
+        java.util.Objects.checkFromIndexSize(off, len, into.length);
+        if (len == 0) return 0;
+        byte[] b = current();
+        if (b == null) return -1;
+        int n = Math.min(len, b.length - at);
+        System.arraycopy(b, at, into, off, n);
+        at += n;
+        return n;
+      }
+    };
+  }
+
   private final MetadataCompression compression;
   private final int chunkPackages;
 

@@ -46,6 +46,7 @@ public final class SharedSnapshots implements AutoCloseable {
   private final Thread follower;
   private volatile boolean closed;
   private volatile String lastFailure;
+  private volatile java.util.function.Consumer<String> onInstall = r -> {};
 
   public SharedSnapshots(StateStore state, BlobStore blobs, SnapshotStore snapshots, Catalog catalog, String replica,
       Clock clock) {
@@ -57,6 +58,16 @@ public final class SharedSnapshots implements AutoCloseable {
     this.clock = clock;
     this.follower = new Thread(this::follow, "packyard-snapshot-follower");
     follower.setDaemon(true);
+  }
+
+  /**
+   * {@code c} is told the repository's name each time a snapshot another replica published is
+   * installed here (on the follower thread or the thread taking a lease): the aggregates it is a
+   * member of then ask to publish, so that a member's change reaches them even when the replica
+   * that published it does not publish them (it stopped, or does not have them configured).
+   */
+  public void onInstall(java.util.function.Consumer<String> c) {
+    onInstall = c;
   }
 
   /** Starts following the state store's pointers (notifications via {@link #changed}, and polling). */
@@ -142,6 +153,12 @@ public final class SharedSnapshots implements AutoCloseable {
         String msg = repository + " snapshot " + p.get().snapshotId() + " not installed: " + e.getMessage();
         if (!msg.equals(lastFailure)) LOG.log(Level.WARNING, msg);
         lastFailure = msg;
+        return;
+      }
+      try {
+        onInstall.accept(repository);
+      } catch (RuntimeException e) {
+        LOG.log(Level.WARNING, repository + ": installed snapshot " + p.get().snapshotId() + ", but what follows it failed: " + e.getMessage(), e);
       }
     }
   }

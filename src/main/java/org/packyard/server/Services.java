@@ -101,6 +101,9 @@ public final class Services implements AutoCloseable {
         new SyncLeases(vertx, state, shared, SyncLeases.Timing.DEFAULT), this::published, clock, database.access(), feed);
     this.aggregates = new org.packyard.aggregate.Aggregates(vertx, config, blobs, snapshots, catalog,
         new SyncLeases(vertx, state, shared, SyncLeases.Timing.DEFAULT), this::published, clock);
+    // A member snapshot another replica published: its aggregates ask to publish too. Whichever
+    // replica takes an aggregate's lease first publishes it; the others then find it current.
+    shared.onInstall(aggregates::memberPublished);
     this.access = new AccessControl(vertx, database.access(), directory(vertx, config, clock, telemetry), clock);
     access.reload();
     database.onChange(StateDatabase.Topic.ACCESS, v -> access.changed());

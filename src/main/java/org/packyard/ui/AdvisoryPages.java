@@ -117,7 +117,7 @@ final class AdvisoryPages {
     return rows;
   }
 
-  private static Model.AdvisoryRow row(String repo, Advisory a) {
+  static Model.AdvisoryRow row(String repo, Advisory a) {
     return new Model.AdvisoryRow(a.id(), advisoryHref(repo, a.id()), a.type(), Severity.of(a.severity()).label(), a.title(),
         when(a.lastChanged()), String.join(", ", a.cves()));
   }

@@ -61,6 +61,7 @@ final class BrowsePages {
   private final SyncProgress progress;
   private final HostingRoutes hosting;
   private final AdvisoryPages advisoryPages;
+  private final org.packyard.advisory.AdvisorySearch advisorySearch;
 
   BrowsePages(Web web, Services services, ReaderPool readers, PackageSearch search, SyncProgress progress, HostingRoutes hosting) {
     this.web = web;
@@ -74,6 +75,7 @@ final class BrowsePages {
     this.progress = progress;
     this.hosting = hosting;
     this.advisoryPages = new AdvisoryPages(services.catalog, services.advisories);
+    this.advisorySearch = new org.packyard.advisory.AdvisorySearch(services.catalog, services.access, services.advisories);
   }
 
   void mount(Router router, BodyHandler form, BiConsumer<RoutingContext, String> events) {
@@ -155,7 +157,7 @@ final class BrowsePages {
     String cursor = ctx.request().getParam("cursor");
     web.visitor(ctx).onFailure(ctx::fail).onSuccess(v -> {
       if (q.isEmpty()) {
-        Web.send(ctx, 200, searchPage(v, q, List.of(), null, null));
+        Web.send(ctx, 200, searchPage(v, q, List.of(), null, null, List.of()));
         return;
       }
       IndexSearch.Query query;
@@ -164,7 +166,7 @@ final class BrowsePages {
         query = SearchRoutes.query(q);
         offset = PackageSearch.offset(cursor);
       } catch (HttpError e) {
-        Web.send(ctx, 400, searchPage(v, q, List.of(), null, e.getMessage()));
+        Web.send(ctx, 400, searchPage(v, q, List.of(), null, e.getMessage(), List.of()));
         return;
       }
       readers.submit(() -> {
@@ -175,14 +177,22 @@ final class BrowsePages {
               r.hit().summary(), packageHref(r.repository(), r.hit().name())));
         }
         String next = p.next() == null ? null : "/ui/search?q=" + Format.query(q) + "&cursor=" + p.next();
-        return searchPage(v, q, rows, next, null);
+        // As /api/v1/search: the advisories the text names (an id, or a CVE they reference), on the first page.
+        List<Model.SearchAdvisoryRow> advisories = new ArrayList<>();
+        if (offset == 0) {
+          for (org.packyard.advisory.AdvisorySearch.Hit h : advisorySearch.lookup(v.who(), query.text(), SearchRoutes.MAX_ADVISORIES)) {
+            advisories.add(new Model.SearchAdvisoryRow(h.repository(), repoHref(h.repository()), AdvisoryPages.row(h.repository(), h.advisory())));
+          }
+        }
+        return searchPage(v, q, rows, next, null, advisories);
       }).onFailure(ctx::fail).onSuccess(b -> Web.send(ctx, 200, b));
     });
   }
 
-  private static Buffer searchPage(Web.Visitor v, String q, List<Model.SearchRow> rows, String next, String error) {
+  private static Buffer searchPage(Web.Visitor v, String q, List<Model.SearchRow> rows, String next, String error,
+      List<Model.SearchAdvisoryRow> advisories) {
     return Web.render(out -> JtesearchGenerated.render(out, null, v.chrome(q.isEmpty() ? "Search" : q + " · Search", "search"),
-        new Model.SearchPage(q, rows, next, error)));
+        new Model.SearchPage(q, rows, next, error, advisories)));
   }
 
   private void repoOrPackage(RoutingContext ctx) {

@@ -22,7 +22,10 @@ final class Model {
 
   record SearchRow(String repository, String name, String match, String evr, String arch, String summary, String href) {}
 
-  record SearchPage(String q, List<SearchRow> rows, String nextHref, String error) {}
+  record SearchPage(String q, List<SearchRow> rows, String nextHref, String error, List<SearchAdvisoryRow> advisories) {}
+
+  /** An advisory the search text names (its id, or a CVE it references), in the repository that serves it. */
+  record SearchAdvisoryRow(String repository, String repoHref, AdvisoryRow advisory) {}
 
   record SnapshotRow(String id, String createdAt, long packages, boolean current) {}
 

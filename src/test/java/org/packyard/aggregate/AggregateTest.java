@@ -289,6 +289,33 @@ class AggregateTest {
     assertThat(lines(served("updateinfo"), "<id>")).hasSize(4); // kept (--keep-all-metadata) and merged again
   }
 
+  @Test
+  @Order(9)
+  void aMembersUpdateinfoChanges_theMergedOneFollows() throws Exception {
+    // Order 8 republished with every member's updateinfo as it was (the merged file reused); now one changes.
+    String before = server.server.catalog().view().repository("all").snapshot().id();
+    String xml = Files.readString(members.bUpdates).replace("</updates>", """
+        <update from="pky@example" status="final" type="security" version="1">
+          <id>PKY-2026:0005</id><title>pky-extra: a late fix</title>
+          <issued date="2026-04-01 00:00:00"/><severity>Low</severity>
+          <references><reference href="https://www.cve.org/CVERecord?id=CVE-2026-5555" id="CVE-2026-5555" type="cve"/></references>
+          <pkglist><collection short="b"><name>b</name>
+            <package name="pky-extra" version="1.0" release="1" epoch="0" arch="noarch"><filename>pky-extra-1.0-1.noarch.rpm</filename></package>
+          </collection></pkglist>
+        </update>
+        </updates>""");
+    Path named = Files.createDirectories(tmp.resolve("ui5")).resolve("updateinfo.xml");
+    Files.writeString(named, xml);
+    Exec.ok(tmp, 120, "modifyrepo_c", "--mdtype=updateinfo", named.toString(), members.b.resolve("repodata").toString());
+    server.sync("m/b");
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2); // against a hang only
+    while (server.server.catalog().view().repository("all").snapshot().id().equals(before) && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    assertThat(lines(served("updateinfo"), "<id>")).hasSize(5);
+    assertThat(served("updateinfo")).contains("PKY-2026:0005", "CVE-2026-5555");
+  }
+
   private static String[] dnfCommandArray(Path t, Path root, Path reposd, String... args) {
     return dnfCommand(t, root, reposd, args).toArray(String[]::new);
   }

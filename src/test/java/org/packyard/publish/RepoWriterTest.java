@@ -121,6 +121,27 @@ class RepoWriterTest {
   }
 
   @Test
+  void documentStream_isTheWrittenFilesBytes() throws Exception {
+    List<PackageXml> base = new ArrayList<>();
+    for (int i = 0; i < 250; i++) base.add(RpmMdFragments.synthetic("s" + i, i));
+    base.sort(RepoWriter.ORDER);
+    RepoWriter.Result r = publish(tmp.resolve("stream"), new RepoWriter(MetadataCompression.GZ, 20), base, ChunkTable.EMPTY);
+    for (int t = 0; t < 3; t++) {
+      int type = t;
+      List<byte[]> fragments = base.stream().map(p -> type == 0 ? p.primary() : type == 1 ? p.filelists() : p.other()).toList();
+      byte[] streamed;
+      try (InputStream in = RepoWriter.documentStream(type, fragments)) {
+        streamed = in.readAllBytes();
+      }
+      assertThat(new String(streamed, java.nio.charset.StandardCharsets.UTF_8)).isEqualTo(RpmMdFragments.open(r.files().get(type).path()));
+      InputStream one = RepoWriter.documentStream(type, fragments.subList(0, 3));
+      java.io.ByteArrayOutputStream bytewise = new java.io.ByteArrayOutputStream();
+      for (int b; (b = one.read()) >= 0; ) bytewise.write(b);
+      assertThat(bytewise.toByteArray()).isEqualTo(RepoWriter.document(type, fragments.subList(0, 3)));
+    }
+  }
+
+  @Test
   void anotherCompression_reusesNothing_andRepomdListsEveryFile() throws Exception {
     List<PackageXml> base = new ArrayList<>();
     for (int i = 0; i < 300; i++) base.add(RpmMdFragments.synthetic("p" + i, i));

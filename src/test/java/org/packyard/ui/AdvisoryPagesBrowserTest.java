@@ -87,6 +87,34 @@ class AdvisoryPagesBrowserTest {
   }
 
   @Test
+  void searchBox_findsAdvisoriesByCveAndById_onlyInRepositoriesTheVisitorMaySee() {
+    browser.drainConsole();
+    browser.get(url("/ui/"));
+    WebElement q = browser.driver.findElement(By.id("q"));
+    q.sendKeys("cve-2024-2398");
+    q.submit();
+    browser.awaitHeading("Search");
+    List<WebElement> found = browser.driver.findElements(By.cssSelector("section ul.advisories li"));
+    assertThat(found).hasSize(1); // team/hidden serves the same updateinfo, but privately
+    assertThat(found.get(0).getText()).contains("FEDORA-2024-5e3a1c2b9f", "Moderate", "security", "CVE-2024-2398", "pub/updates")
+        .doesNotContain("team/hidden");
+    browser.assertNoConsoleErrors("search by CVE");
+
+    browser.get(url("/ui/search?q=" + java.net.URLEncoder.encode("rhsa-2024:1234", java.nio.charset.StandardCharsets.UTF_8)));
+    found = browser.driver.findElements(By.cssSelector("section ul.advisories li"));
+    assertThat(found).hasSize(1);
+    assertThat(found.get(0).getText()).contains("RHSA-2024:1234", "Important");
+    browser.clickAndAwaitNavigation(found.get(0).findElement(By.linkText("RHSA-2024:1234")));
+    assertThat(browser.driver.getCurrentUrl()).contains("/ui/repos/pub/updates/advisories/RHSA-2024");
+    assertThat(browser.driver.findElement(By.tagName("h1")).getText()).contains("RHSA-2024:1234");
+
+    browser.get(url("/ui/search?q=curl"));
+    assertThat(browser.driver.findElements(By.cssSelector("section ul.advisories li"))).as("a package name names no advisory").isEmpty();
+    assertThat(browser.driver.findElements(By.cssSelector("ol.results li"))).isNotEmpty();
+    browser.assertNoConsoleErrors("search by advisory id");
+  }
+
+  @Test
   void privateRepositoryAdvisories_lookLikeMissingOnes() {
     browser.get(url("/ui/repos/team/hidden/advisories/RHSA-2024:1234"));
     assertThat(browser.driver.findElement(By.tagName("h1")).getText()).isEqualTo("Not found");
