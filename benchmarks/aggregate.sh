@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Aggregates (issue 32): an aggregate of a 75,000-package member and a 2,000-package member whose
+# Aggregates: an aggregate of a 75,000-package member and a 2,000-package member whose
 # updateinfo carries 5,000 advisories.
 #   (a) the aggregate's first publish vs publishing the union as one hosted repository: each round
 #       starts the server twice on the same data, once with a new aggregate of the two members
@@ -314,7 +314,7 @@ print("|---|---:|---:|---:|")
 print(f"| `?cve=` | {cve[0]} | {cve[1]} | {cve[2]} |")
 print(f"| `?package=` | {pkg[0]} | {pkg[1]} | {pkg[2]} |")
 print()
-print(f"Goals (issue 32), at {big:,} + {small:,} packages and {adv:,} advisories:")
+print(f"Goals of aggregates, at {big:,} + {small:,} packages and {adv:,} advisories:")
 print()
 print(f"- first publish <= 1.5x the hosted union's: median ratio {med_ratio:.2f}x, {ok(med_ratio <= 1.5)}")
 print(f"- republished <= 1 s after a {n}-package change: p50 {p50:.0f} ms, max {lat[-1]:.0f} ms, {ok(lat[-1] <= 1000)}")
