@@ -158,9 +158,15 @@ public final class HostedRepositories implements AutoCloseable {
     return engine.blocking(() -> {
       Published s = engine.snapshots().snapshot(source.name(), snapshotId)
           .orElseThrow(() -> HttpError.notFound(source.name() + " keeps no snapshot " + snapshotId));
-      PackageSet set = SnapshotLoader.load(s, engine.blobs()).packages();
-      checkSigned(target, set);
-      return set;
+      XmlStore store = new XmlStore(engine.snapshots().stage(target.name()).dir());
+      try {
+        PackageSet set = SnapshotLoader.load(s, engine.blobs(), store).packages();
+        checkSigned(target, set);
+        return set;
+      } catch (IOException | RuntimeException e) {
+        store.close();
+        throw e;
+      }
     }).compose(set -> p.replace(set, (id, n) -> {
       AccessStore.BatchResult r = audit.ownerAudit(caller, List.of(source.name(), target.name()), "snapshot.promote", target.name(),
           "from=" + from + " snapshot=" + id + " packages=" + n);

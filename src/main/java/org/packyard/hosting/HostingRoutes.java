@@ -41,8 +41,13 @@ public final class HostingRoutes {
   private static final String PREFIX = "/api/v1/repositories/";
   private static final String PACKAGES = "/packages/";
   private static final String SNAPSHOTS = "/snapshots/";
-  /** Uploads received at once, beyond which one is refused with 503 (retry). */
-  static final int MAX_IN_FLIGHT = 64;
+  /**
+   * Uploads received or waiting for their publish at once (all repositories), beyond which one is
+   * refused with 503 (retry): 256, so that a burst of a few hundred concurrent uploads (a CI fan-out)
+   * is accepted and published by group commit in a few publishes. Each holds a temporary file and a
+   * few KB of buffers; every publisher's queue is bounded too ({@code HostedPublisher.MAX_QUEUED}).
+   */
+  static final int MAX_IN_FLIGHT = 256;
   /** What a refused request's body may still send before its connection is closed. */
   private static final long DISCARD_MAX = 1L << 20;
 

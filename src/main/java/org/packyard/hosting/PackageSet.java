@@ -10,7 +10,8 @@ import org.packyard.publish.RepoWriter;
 /**
  * The packages of a hosted repository, in the order {@link RepoWriter} wants them (name, then
  * pkgId), and by location and by NEVRA. Not thread-safe: one publisher owns it. {@link #copy}
- * makes the working set of a publish, kept only if that publish succeeds.
+ * makes the working set of a publish, kept only if that publish succeeds. Its packages' XML lies
+ * in {@link #store} (shared by its copies), not on the heap.
  */
 final class PackageSet {
   private static final Comparator<HostedPackage> ORDER =
@@ -20,13 +21,16 @@ final class PackageSet {
   private final Map<String, HostedPackage> byLocation;
   private final Map<String, HostedPackage> byNevra;
   private final Map<String, HostedPackage> byFileName;
+  private final XmlStore store;
 
-  PackageSet() {
-    this(new TreeMap<>(ORDER), new HashMap<>(), new HashMap<>(), new HashMap<>());
+  /** An empty set whose packages' XML goes to {@code store}. */
+  PackageSet(XmlStore store) {
+    this(store, new TreeMap<>(ORDER), new HashMap<>(), new HashMap<>(), new HashMap<>());
   }
 
-  private PackageSet(TreeMap<HostedPackage, HostedPackage> sorted, Map<String, HostedPackage> byLocation,
+  private PackageSet(XmlStore store, TreeMap<HostedPackage, HostedPackage> sorted, Map<String, HostedPackage> byLocation,
       Map<String, HostedPackage> byNevra, Map<String, HostedPackage> byFileName) {
+    this.store = store;
     this.sorted = sorted;
     this.byLocation = byLocation;
     this.byNevra = byNevra;
@@ -34,7 +38,12 @@ final class PackageSet {
   }
 
   PackageSet copy() {
-    return new PackageSet(new TreeMap<>(sorted), new HashMap<>(byLocation), new HashMap<>(byNevra), new HashMap<>(byFileName));
+    return new PackageSet(store, new TreeMap<>(sorted), new HashMap<>(byLocation), new HashMap<>(byNevra), new HashMap<>(byFileName));
+  }
+
+  /** Where its packages' XML lies. */
+  XmlStore store() {
+    return store;
   }
 
   int size() {
@@ -59,11 +68,14 @@ final class PackageSet {
     return pathOrFileName.contains("/") ? byLocation.get(pathOrFileName) : byFileName.get(pathOrFileName);
   }
 
-  void add(HostedPackage p) {
+  /** Adds {@code p}, its XML moved into this set's store (that form is what the set holds and returns). */
+  HostedPackage add(HostedPackage p) throws java.io.IOException {
+    p = p.storedIn(store);
     sorted.put(p, p);
     byLocation.put(p.location(), p);
     byNevra.put(p.nevra(), p);
     byFileName.put(p.fileName(), p);
+    return p;
   }
 
   void remove(HostedPackage p) {

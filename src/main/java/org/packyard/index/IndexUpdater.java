@@ -83,6 +83,49 @@ public final class IndexUpdater {
    */
   public static Stats update(SnapshotIndex prev, Path dir, XmlSource removed, XmlSource addedPrimary, XmlSource addedFilelists,
       XmlSource addedOther, Function<String, Slot> slots) throws NotIncremental, IOException {
+    return update(prev, dir, null, removed, addedPrimary, addedFilelists, addedOther, slots);
+  }
+
+  /**
+   * A copy of an index's index.sqlite, made (and written to disk) ahead of the next update by
+   * {@link #prepare}, so that the update patches it instead of copying the whole database then.
+   * Made in its own directory {@code dir}, which {@link #discard} deletes when the update did not
+   * take the copy.
+   */
+  public record Spare(Path of, Path dir) {
+    /** The copy. */
+    public Path file() {
+      return dir.resolve(IndexFiles.SQLITE);
+    }
+
+    /** Deletes the copy and its directory (and what else is in it). */
+    public void discard() {
+      if (!Files.exists(dir)) return;
+      try (java.util.stream.Stream<Path> s = Files.walk(dir)) {
+        for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+      } catch (IOException e) {
+        // a staging directory: cleared once its process is gone
+      }
+    }
+  }
+
+  /** Copies {@code index}'s index.sqlite into the empty directory {@code dir} and syncs it to disk, for {@link #update}. Blocking. */
+  public static Spare prepare(SnapshotIndex index, Path dir) throws IOException {
+    Path to = dir.resolve(IndexFiles.SQLITE);
+    Files.copy(index.dir().resolve(IndexFiles.SQLITE), to);
+    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(to, java.nio.file.StandardOpenOption.WRITE)) {
+      ch.force(true);
+    }
+    return new Spare(index.dir(), dir);
+  }
+
+  /**
+   * As {@link #update(SnapshotIndex, Path, XmlSource, XmlSource, XmlSource, XmlSource, Function)},
+   * patching {@code spare}'s copy of the previous index.sqlite (moved into {@code dir}) when it is
+   * one of {@code prev}'s, else a copy made now.
+   */
+  public static Stats update(SnapshotIndex prev, Path dir, Spare spare, XmlSource removed, XmlSource addedPrimary,
+      XmlSource addedFilelists, XmlSource addedOther, Function<String, Slot> slots) throws NotIncremental, IOException {
     if (!prev.ordered() || prev.depsFile() == null) throw new NotIncremental(prev.dir() + " has no orders.bin or deps.bin");
     Map<String, Long> millis = new LinkedHashMap<>();
     long t0 = System.nanoTime();
@@ -112,8 +155,13 @@ public final class IndexUpdater {
 
     long t1 = System.nanoTime();
     Path db = dir.resolve(IndexFiles.SQLITE);
-    Files.copy(prev.dir().resolve(IndexFiles.SQLITE), db);
-    millis.put("sqlite_copy", ms(t1));
+    if (spare != null && spare.of().equals(prev.dir()) && Files.exists(spare.file())) {
+      Files.move(spare.file(), db);
+      millis.put("sqlite_spare", ms(t1));
+    } else {
+      Files.copy(prev.dir().resolve(IndexFiles.SQLITE), db);
+      millis.put("sqlite_copy", ms(t1));
+    }
     boolean[] goneMark = new boolean[newMax + 1];
     for (int k : goneKeys) goneMark[k] = true;
     int live = prev.packageCount() - gone.size() + added.size();
