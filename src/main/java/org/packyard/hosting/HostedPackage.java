@@ -17,7 +17,10 @@ record HostedPackage(String name, String epoch, String version, String release, 
   HostedPackage storedIn(XmlStore store) throws IOException {
     if (xml instanceof XmlStore.Stored s && s.store() == store) return this;
     PackageXml x = xml instanceof PackageXml px ? px : ((XmlStore.Stored) xml).load();
-    return new HostedPackage(name, epoch, version, release, arch, sha256, size, store.put(x));
+    // one String for what the package and its XML both hold: a set of 100,000 packages keeps them all
+    String e = epoch == null ? null : epoch.equals("0") ? "0" : epoch, a = arch.intern();
+    return new HostedPackage(name, e, version, release, a, sha256, size,
+        store.put(x, x.pkgId().equals(sha256) ? sha256 : x.pkgId(), x.name().equals(name) ? name : x.name(), x.arch().intern()));
   }
 
   /** Its name and arch as its metadata (and so the index) have them: "src" for a source package. */

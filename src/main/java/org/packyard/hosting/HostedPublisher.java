@@ -78,8 +78,38 @@ final class HostedPublisher {
   private final RepositoryConfig repo;
   private final HostedRepositories.Engine engine;
   private final RepomdSigner signer;
+  /**
+   * The longest a publish about to start waits for uploads still being received (so that uploads
+   * sent at once are published together, not the first alone and the rest in the next publish);
+   * a publish with no upload on its way starts at once.
+   */
+  static final long ARRIVAL_WAIT_MS = 250;
+
   private final ArrayDeque<Change> queue = new ArrayDeque<>();
   private boolean running;
+  /** Uploads being received or checked, not yet queued (guarded by {@link #queue}). */
+  private int arriving;
+  /** A publish is waiting for them (guarded by {@link #queue}). */
+  private boolean waiting;
+  volatile long arrivalWait = ARRIVAL_WAIT_MS;
+
+  int arriving() {
+    synchronized (queue) {
+      return arriving;
+    }
+  }
+
+  int queued() {
+    synchronized (queue) {
+      return queue.size();
+    }
+  }
+
+  boolean waiting() {
+    synchronized (queue) {
+      return waiting;
+    }
+  }
   /** Owned by the publish in progress (one at a time); null until loaded. */
   private PackageSet packages;
   private ChunkTable chunks = ChunkTable.EMPTY;
@@ -109,6 +139,32 @@ final class HostedPublisher {
     return submit(new Add(u, Promise.promise()));
   }
 
+  /** An upload is on its way (see {@link HostedRepositories#expect}). */
+  void expect() {
+    synchronized (queue) {
+      arriving++;
+    }
+  }
+
+  /** An upload {@link #expect}ed will not be queued after all. */
+  void arrived() {
+    boolean go;
+    synchronized (queue) {
+      if (arriving > 0) arriving--;
+      go = waiting && arriving == 0;
+    }
+    if (go) release();
+  }
+
+  /** Ends the wait for arriving uploads: publishes what is queued (once, whoever calls first). */
+  private void release() {
+    synchronized (queue) {
+      if (!waiting) return;
+      waiting = false;
+    }
+    engine.vertx().runOnContext(v -> publishQueued());
+  }
+
   Future<Outcome> remove(String path) {
     return submit(new Remove(path, Promise.promise()));
   }
@@ -130,8 +186,12 @@ final class HostedPublisher {
   }
 
   private Future<Outcome> submit(Change c) {
-    boolean start;
+    boolean start, go = false;
     synchronized (queue) {
+      if (c instanceof Add && arriving > 0) {
+        arriving--; // it has arrived, queued or refused below
+        go = waiting && arriving == 0;
+      }
       if (queue.size() >= MAX_QUEUED) {
         if (c instanceof Add a) deleteQuietly(a.upload().temp());
         if (c instanceof Replace r) r.set().store().close();
@@ -142,11 +202,30 @@ final class HostedPublisher {
       running = true;
     }
     if (start) next();
+    else if (go) release();
     return c.promise().future();
   }
 
-  /** Publishes what is queued, then looks again; stops when the queue is empty. */
+  /**
+   * Publishes what is queued, then looks again; stops when the queue is empty. While uploads are
+   * still arriving, waits for them first (at most {@link #ARRIVAL_WAIT_MS}).
+   */
   private void next() {
+    synchronized (queue) {
+      if (queue.isEmpty()) {
+        running = false;
+        return;
+      }
+      if (arriving > 0) {
+        waiting = true;
+        engine.vertx().setTimer(arrivalWait, id -> release());
+        return;
+      }
+    }
+    publishQueued();
+  }
+
+  private void publishQueued() {
     List<Change> batch;
     synchronized (queue) {
       if (queue.isEmpty()) {

@@ -216,11 +216,13 @@ public final class HostingRoutes {
   private void receive(RoutingContext ctx, RepositoryConfig r, String user, String name) {
     HttpServerRequest req = ctx.request();
     long max = r.hosting().maxUploadSize();
+    hosted.expect(r);
     hosted.newTempFile().compose(tmp -> ctx.vertx().fileSystem().open(tmp.toString(), new OpenOptions().setWrite(true).setCreate(true))
         .map(f -> new Receiving(ctx, r, user, name, tmp, f, max))
         .onFailure(e -> HostedPublisher.deleteQuietly(tmp)))
         .onFailure(e -> {
           inFlight.decrementAndGet();
+          hosted.notExpected(r);
           refuse(ctx, e);
         })
         .onSuccess(rcv -> {
@@ -280,6 +282,7 @@ public final class HostingRoutes {
       if (done) return;
       done = true;
       inFlight.decrementAndGet();
+      hosted.notExpected(repo);
       // Answered once the file is gone: a refused upload leaves nothing behind.
       file.close().transform(ar -> ctx.vertx().fileSystem().delete(tmp.toString())).onComplete(ar -> {
         if (answer != null) refuse(ctx, answer);
@@ -291,6 +294,7 @@ public final class HostingRoutes {
       done = true;
       String hex = HexFormat.of().formatHex(sha.digest());
       file.close()
+          .onFailure(e -> hosted.notExpected(repo))
           .compose(v -> hosted.upload(repo, user, name, tmp, hex, size))
           .onComplete(ar -> inFlight.decrementAndGet())
           .onFailure(e -> {

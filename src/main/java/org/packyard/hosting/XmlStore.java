@@ -38,6 +38,11 @@ final class XmlStore implements AutoCloseable {
 
   /** Appends {@code x}'s elements; returns the stored form. */
   Stored put(PackageXml x) throws IOException {
+    return put(x, x.pkgId(), x.name(), x.arch());
+  }
+
+  /** As {@link #put(PackageXml)}, keeping the given Strings (equal to x's) for its pkgId, name and arch. */
+  Stored put(PackageXml x, String pkgId, String name, String arch) throws IOException {
     byte[] p = x.primary(), f = x.filelists(), o = x.other();
     long at;
     synchronized (this) {
@@ -47,7 +52,7 @@ final class XmlStore implements AutoCloseable {
     ByteBuffer b = ByteBuffer.allocate(p.length + f.length + o.length).put(p).put(f).put(o).flip();
     long pos = at;
     while (b.hasRemaining()) pos += ch.write(b, pos);
-    return new Stored(this, x.pkgId(), x.name(), x.arch(), x.locationHref(), at, p.length, f.length, o.length,
+    return new Stored(this, pkgId, name, arch, x.locationHref(), at, p.length, f.length, o.length,
         newline(p), newline(f), newline(o));
   }
 

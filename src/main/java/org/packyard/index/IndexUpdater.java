@@ -44,13 +44,20 @@ import org.packyard.rpm.PrimaryParser;
  * neighbours', which is what every "first in primary" rule and the full-text rowid use. The record
  * files reuse the previous index's records by hard-linking its files as segments
  * ({@link RecordFile}), and hold only the new records (added packages, and the packages whose
- * co-packages changed), the key table and the name maps. index.sqlite is copied and patched (rows
- * and full-text rows deleted and inserted, the words of the changed rows recounted in
- * {@code search_terms}). deps.bin rewrites only the records of the dependency names the change
- * touches. What still grows with the repository: the key tables, the name maps, ranks.bin and
- * orders.bin are rewritten whole (12 bytes a key plus the maps' entries), one pass over the
- * packages table reads every package's name, version, source and location, and index.sqlite is
- * copied.
+ * co-packages changed), the key table and the name maps. index.sqlite is patched (rows and
+ * full-text rows deleted and inserted, the words of the changed rows recounted in
+ * {@code search_terms}) in a copy, made ahead by {@link #prepare} when the caller can, else here.
+ * What the maps and ranks need is looked up for the changed packages only: ranks by binary search
+ * over one package per rank, the affected names, sources, locations and co-packages by indexed
+ * queries ({@link IndexBuilder#LOOKUP_INDEXES}). deps.bin rewrites only the records of the
+ * dependency names the change touches, and copies its name map as bytes with the new names put in.
+ *
+ * <p>What still grows with the repository, all sequential and without parsing: the key tables
+ * (12 bytes a key, per record file, deps.bin's a key per dependency name), packages.bin's three
+ * name maps (rewritten from the previous ones' entries: by name is streamed in slot order, which
+ * must come out as a full build's), deps.bin's name map (copied), ranks.bin and orders.bin (12
+ * bytes a package), the index.sqlite copy (unless made ahead), and a dependency name's record when
+ * it changes (4 bytes a package having it: a name every package requires is rewritten whole).
  *
  * <p>{@link NotIncremental} says to build in full instead: an index from before orders.bin, no
  * room left between two neighbours' places, or a package to remove that the index does not have.
@@ -485,12 +492,16 @@ public final class IndexUpdater {
    */
   private static RecordFileWriter.Names patchedMap(RecordFile prev, int map, Map<String, Integer> affected) {
     Set<ByteBuffer> skip = new HashSet<>();
+    boolean[] skipLength = new boolean[0x10000]; // compared only at these lengths: no object per entry
     int size = prev.mapSize(map);
     for (Map.Entry<String, Integer> e : affected.entrySet()) {
       byte[] b = bytes(e.getKey());
       if (b.length > 0xFFFF) continue;
       boolean was = prev.lookup(map, b) >= 0;
-      if (was) skip.add(ByteBuffer.wrap(b));
+      if (was) {
+        skip.add(ByteBuffer.wrap(b));
+        skipLength[b.length] = true;
+      }
       size += (e.getValue() != null ? 1 : 0) - (was ? 1 : 0);
     }
     int total = size;
@@ -503,7 +514,7 @@ public final class IndexUpdater {
       @Override
       public void forEach(Entry each) throws IOException {
         prev.forEachNameBytes(map, (buf, len, key) -> {
-          if (!skip.isEmpty() && skip.contains(ByteBuffer.wrap(buf, 0, len))) return;
+          if (skipLength[len] && skip.contains(ByteBuffer.wrap(buf, 0, len))) return;
           each.accept(buf, 0, len, key);
         });
         for (Map.Entry<String, Integer> e : affected.entrySet()) {

@@ -198,6 +198,7 @@ public final class RepoWriter {
       MessageDigest key = MetadataFile.newSha256();
       int count = 0, compressed = 0, reused = 0;
       Source last = null;
+      byte[] scratch = new byte[256];
       Chunker chunker = new Chunker(outs, sources, previous, previousFiles);
       for (Source p : packages) {
         if (last != null && SOURCE_ORDER.compare(last, p) >= 0) {
@@ -207,9 +208,9 @@ public final class RepoWriter {
         last = p;
         count++;
         current.add(p);
-        key.update(bytes(p.pkgId()));
+        utf8(key, p.pkgId(), scratch);
         key.update((byte) 0);
-        key.update(bytes(p.locationHref()));
+        utf8(key, p.locationHref(), scratch);
         key.update((byte) '\n');
         if (boundary(p.pkgId(), chunkPackages) || current.size() >= 4 * chunkPackages) {
           if (chunker.flush(current, HexFormat.of().formatHex(key.digest()), reusable, chunks)) reused++; else compressed++;
@@ -249,6 +250,24 @@ public final class RepoWriter {
     h *= 0xc4ceb9fe1a85ec53L;
     h ^= h >>> 33;
     return Long.remainderUnsigned(h, every) == 0;
+  }
+
+  /** Hashes {@code s} as UTF-8, an ASCII one without allocating (a publish hashes every package's pkgId and location). */
+  private static void utf8(MessageDigest d, String s, byte[] scratch) {
+    int n = s.length();
+    if (n <= scratch.length) {
+      int i = 0;
+      for (; i < n; i++) {
+        char c = s.charAt(i);
+        if (c >= 0x80) break;
+        scratch[i] = (byte) c;
+      }
+      if (i == n) {
+        d.update(scratch, 0, n);
+        return;
+      }
+    }
+    d.update(bytes(s));
   }
 
   private static byte[] bytes(String s) {
