@@ -299,8 +299,7 @@ final class HostedPublisher {
           }
           continue;
         }
-        fsync(a.upload().temp());
-        engine.blobs().commit(a.upload().temp(), p.sha256());
+        engine.blobs().commit(a.upload().temp(), p.sha256()); // synced to disk when it was checked (HostedRepositories.upload)
         HostedPackage stored = work.add(p);
         PackageSet w = work;
         undo.add(() -> w.remove(stored));
@@ -647,7 +646,7 @@ final class HostedPublisher {
     };
   }
 
-  private static void fsync(Path p) throws IOException {
+  static void fsync(Path p) throws IOException {
     try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ)) {
       ch.force(true);
     }
