@@ -116,7 +116,7 @@ EOF
   wait_ready "$base/readyz"
 
   # ---------------------------------------------------------- load (not a goal: how long it took)
-  # 64 at once: the uploads a server receives at once (HostingRoutes.MAX_IN_FLIGHT), more are 503
+  # 64 at once (HostingRoutes.MAX_IN_FLIGHT is 256: more than that are 503)
   log "n=$n: loading $n RPMs (concurrent PUTs)"
   t0=$(now)
   find "$rpms/Packages" -name '*.rpm' | xargs -P 64 -I{} bash -c 'put "$1"' _ {} | awk '{print $1}' | sort | uniq -c > "$d/load.txt"

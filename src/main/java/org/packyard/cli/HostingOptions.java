@@ -18,7 +18,7 @@ import picocli.CommandLine.Option;
  */
 final class HostingOptions {
   /** The server answers 503 beyond 64 uploads being received at once. */
-  static final int MAX_PARALLEL = 64;
+  static final int MAX_PARALLEL = 256; // the server's own limit on uploads at once (HostingRoutes.MAX_IN_FLIGHT)
   private static final java.util.regex.Pattern REPO = java.util.regex.Pattern.compile("[a-z0-9._-]+(/[a-z0-9._-]+)*");
 
   @Option(names = "--url", required = true, paramLabel = "URL", description = "The server, e.g. https://repo.example.org (a path prefix is kept).")

@@ -73,8 +73,16 @@ public final class ChangeFeed implements AutoCloseable {
    */
   public void published(Published before, Published after) {
     try {
-      List<Nevra> was = before == null ? List.of() : PackageList.read(before.indexDir());
-      SnapshotDiff d = SnapshotDiff.of(was, PackageList.read(after.indexDir()));
+      // a publisher that knew what it changed said so: compare only those names (each snapshot's package count otherwise)
+      List<PackageList.NameArch> changed = before == null || before.manifest().packages() == 0 ? null
+          : PackageList.changed(after.indexDir(), before.id());
+      SnapshotDiff d;
+      if (changed != null) {
+        d = SnapshotDiff.ofGroups(PackageList.read(before.indexDir(), changed), PackageList.read(after.indexDir(), changed));
+      } else {
+        List<Nevra> was = before == null ? List.of() : PackageList.read(before.indexDir());
+        d = SnapshotDiff.of(was, PackageList.read(after.indexDir()));
+      }
       Instant now = clock.instant();
       String json = eventJson(after, now, d);
       long cursor = store.appendChange(PUBLISHED, after.repository(), after.id(), now, json);

@@ -33,6 +33,14 @@ public record SnapshotDiff(List<Nevra> added, List<Nevra> removed, List<Update> 
   /** The changes from {@code before} (empty for a first snapshot) to {@code after}. */
   public static SnapshotDiff of(List<Nevra> before, List<Nevra> after) {
     if (before.isEmpty()) return firstSnapshot(after);
+    return ofGroups(before, after);
+  }
+
+  /**
+   * As {@link #of}, given of two snapshots (the first not empty) only the packages of the names
+   * and arches that changed: the diff is per name and arch, so it comes out the same.
+   */
+  public static SnapshotDiff ofGroups(List<Nevra> before, List<Nevra> after) {
     Map<Key, TreeSet<Evr>> old = group(before), now = group(after);
     List<Nevra> added = new ArrayList<>(), removed = new ArrayList<>();
     List<Update> updated = new ArrayList<>();

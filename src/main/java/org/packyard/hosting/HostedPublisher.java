@@ -78,8 +78,38 @@ final class HostedPublisher {
   private final RepositoryConfig repo;
   private final HostedRepositories.Engine engine;
   private final RepomdSigner signer;
+  /**
+   * The longest a publish about to start waits for uploads still being received (so that uploads
+   * sent at once are published together, not the first alone and the rest in the next publish);
+   * a publish with no upload on its way starts at once.
+   */
+  static final long ARRIVAL_WAIT_MS = 250;
+
   private final ArrayDeque<Change> queue = new ArrayDeque<>();
   private boolean running;
+  /** Uploads being received or checked, not yet queued (guarded by {@link #queue}). */
+  private int arriving;
+  /** A publish is waiting for them (guarded by {@link #queue}). */
+  private boolean waiting;
+  volatile long arrivalWait = ARRIVAL_WAIT_MS;
+
+  int arriving() {
+    synchronized (queue) {
+      return arriving;
+    }
+  }
+
+  int queued() {
+    synchronized (queue) {
+      return queue.size();
+    }
+  }
+
+  boolean waiting() {
+    synchronized (queue) {
+      return waiting;
+    }
+  }
   /** Owned by the publish in progress (one at a time); null until loaded. */
   private PackageSet packages;
   private ChunkTable chunks = ChunkTable.EMPTY;
@@ -87,6 +117,12 @@ final class HostedPublisher {
   private Map<String, Advisory> advisories = new TreeMap<>();
   private String loadedId;
   private volatile long publishes;
+  /**
+   * The served snapshot's index.sqlite being copied ahead, for the next publish's index update to
+   * patch (a copy of the whole database otherwise costs each publish its size in disk writes);
+   * null when none is under way. Owned like {@link #packages}.
+   */
+  private java.util.concurrent.CompletableFuture<IndexUpdater.Spare> spare;
 
   HostedPublisher(RepositoryConfig repo, HostedRepositories.Engine engine, RepomdSigner signer) {
     this.repo = repo;
@@ -101,6 +137,32 @@ final class HostedPublisher {
 
   Future<Outcome> add(Upload u) {
     return submit(new Add(u, Promise.promise()));
+  }
+
+  /** An upload is on its way (see {@link HostedRepositories#expect}). */
+  void expect() {
+    synchronized (queue) {
+      arriving++;
+    }
+  }
+
+  /** An upload {@link #expect}ed will not be queued after all. */
+  void arrived() {
+    boolean go;
+    synchronized (queue) {
+      if (arriving > 0) arriving--;
+      go = waiting && arriving == 0;
+    }
+    if (go) release();
+  }
+
+  /** Ends the wait for arriving uploads: publishes what is queued (once, whoever calls first). */
+  private void release() {
+    synchronized (queue) {
+      if (!waiting) return;
+      waiting = false;
+    }
+    engine.vertx().runOnContext(v -> publishQueued());
   }
 
   Future<Outcome> remove(String path) {
@@ -124,10 +186,15 @@ final class HostedPublisher {
   }
 
   private Future<Outcome> submit(Change c) {
-    boolean start;
+    boolean start, go = false;
     synchronized (queue) {
+      if (c instanceof Add && arriving > 0) {
+        arriving--; // it has arrived, queued or refused below
+        go = waiting && arriving == 0;
+      }
       if (queue.size() >= MAX_QUEUED) {
         if (c instanceof Add a) deleteQuietly(a.upload().temp());
+        if (c instanceof Replace r) r.set().store().close();
         return Future.failedFuture(HttpError.busy(repo.name() + ": " + MAX_QUEUED + " changes are waiting to be published; retry"));
       }
       queue.add(c);
@@ -135,11 +202,30 @@ final class HostedPublisher {
       running = true;
     }
     if (start) next();
+    else if (go) release();
     return c.promise().future();
   }
 
-  /** Publishes what is queued, then looks again; stops when the queue is empty. */
+  /**
+   * Publishes what is queued, then looks again; stops when the queue is empty. While uploads are
+   * still arriving, waits for them first (at most {@link #ARRIVAL_WAIT_MS}).
+   */
   private void next() {
+    synchronized (queue) {
+      if (queue.isEmpty()) {
+        running = false;
+        return;
+      }
+      if (arriving > 0) {
+        waiting = true;
+        engine.vertx().setTimer(arrivalWait, id -> release());
+        return;
+      }
+    }
+    publishQueued();
+  }
+
+  private void publishQueued() {
     List<Change> batch;
     synchronized (queue) {
       if (queue.isEmpty()) {
@@ -155,6 +241,7 @@ final class HostedPublisher {
       if (ar.failed()) {
         for (Change c : batch) {
           if (c instanceof Add a) deleteQuietly(a.upload().temp());
+          if (c instanceof Replace r && r.set() != packages) r.set().store().close();
           c.promise().tryFail(ar.cause());
         }
       }
@@ -181,10 +268,16 @@ final class HostedPublisher {
   /** A change that was accepted, and the status and body (without the snapshot) it is answered with once published. */
   private record Answer(Change change, int status, io.vertx.core.json.JsonObject body) {}
 
-  /** Applies the batch to a copy of the package set and publishes it; answers every change. Blocking. */
+  /**
+   * Applies the batch to the package set and publishes it; answers every change. When the publish
+   * fails the set is put back as it was (an undo log: copying a set of 100,000 packages for each
+   * publish cost more than the publish). Blocking.
+   */
   private void apply(List<Change> batch, SyncGate.Pass pass) throws IOException {
     ensureLoaded();
-    PackageSet work = packages.copy();
+    PackageSet work = packages;
+    List<Runnable> undo = new ArrayList<>();
+    java.util.Set<HostedPackage> addedHere = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     Map<String, Advisory> workAdvisories = new TreeMap<>(advisories);
     List<Answer> answers = new ArrayList<>();
     List<HostedPackage> added = new ArrayList<>(), removed = new ArrayList<>();
@@ -206,10 +299,12 @@ final class HostedPublisher {
           }
           continue;
         }
-        fsync(a.upload().temp());
-        engine.blobs().commit(a.upload().temp(), p.sha256());
-        work.add(p);
-        added.add(p);
+        engine.blobs().commit(a.upload().temp(), p.sha256()); // synced to disk when it was checked (HostedRepositories.upload)
+        HostedPackage stored = work.add(p);
+        PackageSet w = work;
+        undo.add(() -> w.remove(stored));
+        addedHere.add(stored);
+        added.add(stored);
         answers.add(new Answer(c, 201, p.json()));
         changed = true;
       } else if (c instanceof Remove r) {
@@ -219,7 +314,15 @@ final class HostedPublisher {
           continue;
         }
         work.remove(p);
-        removed.add(p);
+        PackageSet w = work;
+        undo.add(() -> {
+          try {
+            w.add(p); // its XML is in w's store already: nothing to write
+          } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        });
+        if (!addedHere.contains(p)) removed.add(p);
         answers.add(new Answer(c, 200, p.json().put("removed", true)));
         changed = true;
       } else if (c instanceof Replace r) {
@@ -253,13 +356,22 @@ final class HostedPublisher {
     }
     if (changed) {
       List<HostedPackage> fresh = net(added, work);
-      fresh.sort(java.util.Comparator.comparing(HostedPackage::xml, RepoWriter.ORDER)); // the index wants them in primary's order
-      // a promote replaces the whole set: its index is built in full
-      Published pub = write(work, workAdvisories, replaced ? null : fresh, replaced ? null : net(removed, packages), pass, guard);
+      fresh.sort(java.util.Comparator.comparing((HostedPackage p) -> p.xml().name()).thenComparing(p -> p.xml().pkgId())); // primary's order
+      Published pub;
+      try {
+        // a promote replaces the whole set: its index is built in full
+        pub = write(work, workAdvisories, replaced ? null : fresh, replaced ? null : removed, pass, guard);
+      } catch (IOException | RuntimeException e) {
+        for (int i = undo.size() - 1; i >= 0; i--) undo.get(i).run();
+        if (work != packages) work.store().close();
+        throw e;
+      }
+      if (work != packages && work.store() != packages.store()) packages.store().close();
       packages = work;
       advisories = workAdvisories;
       loadedId = pub.id();
     }
+    if (!changed && work != packages) work.store().close();
     for (Answer a : answers) a.change().promise().tryComplete(new Outcome(a.status(), a.body().put("snapshot", loadedId)));
   }
 
@@ -303,12 +415,22 @@ final class HostedPublisher {
     var served = engine.catalog().view().repository(repo.name());
     String servedId = served == null ? null : served.snapshot().id();
     if (packages != null && java.util.Objects.equals(servedId, loadedId)) return;
+    dropSpare();
+    XmlStore store = new XmlStore(engine.snapshots().stage(repo.name()).dir());
+    if (packages != null) packages.store().close();
+    packages = null;
     if (served == null) {
-      packages = new PackageSet();
+      packages = new PackageSet(store);
       chunks = ChunkTable.EMPTY;
       advisories = new TreeMap<>();
     } else {
-      SnapshotLoader.Loaded l = SnapshotLoader.load(served.snapshot(), engine.blobs());
+      SnapshotLoader.Loaded l;
+      try {
+        l = SnapshotLoader.load(served.snapshot(), engine.blobs(), store);
+      } catch (IOException | RuntimeException e) {
+        store.close();
+        throw e;
+      }
       packages = l.packages();
       chunks = l.chunks();
       advisories = new TreeMap<>();
@@ -330,10 +452,11 @@ final class HostedPublisher {
     Path dir = engine.blobs().newTempDirectory();
     SnapshotStore.Staging staging = null;
     try {
-      List<PackageXml> xml = new ArrayList<>(work.size());
+      List<RepoWriter.Source> xml = new ArrayList<>(work.size());
       for (HostedPackage p : work.packages()) xml.add(p.xml());
+      // no open checksums: they would hash every package's XML (hundreds of MB at 100,000 packages) each publish
       RepoWriter.Result r = new RepoWriter(repo.publishing().metadataCompression(), RepoWriter.DEFAULT_CHUNK_PACKAGES)
-          .write(dir, xml, chunks, engine.blobs()::path);
+          .withoutOpenChecksums().write(dir, xml, chunks, engine.blobs()::path);
       List<MetadataFile> files = new ArrayList<>(r.files());
       if (!advisories.isEmpty()) {
         files.add(ExtraMetadata.write(dir, Advisories.TYPE, repo.publishing().metadataCompression(), out -> {
@@ -355,6 +478,11 @@ final class HostedPublisher {
       String how = index(staging.indexDir(), r, work, added, removed);
       long t2 = System.nanoTime();
       Files.write(staging.indexDir().resolve(SnapshotLoader.CHUNKS), r.table().toBytes());
+      if (added != null && removed != null && loadedId != null) {
+        List<org.packyard.index.PackageList.NameArch> changed = new ArrayList<>();
+        for (List<HostedPackage> l : List.of(added, removed)) for (HostedPackage p : l) changed.add(p.nameArch());
+        org.packyard.index.PackageList.writeChanged(staging.indexDir(), loadedId, changed);
+      }
       Manifest m = new Manifest(Manifest.FORMAT, repo.name(), engine.snapshots().newId(repomdSha), now.toString(), null, revision,
           work.size(), refs);
       guard.check(m.id(), work.size());
@@ -366,6 +494,7 @@ final class HostedPublisher {
           + " compressed, " + r.chunksReused() + " reused; metadata " + (t1 - t0) / 1_000_000 + " ms, index (" + how + ") " + (t2 - t1) / 1_000_000
           + " ms, total " + (System.nanoTime() - t0) / 1_000_000 + " ms)");
       engine.onPublish().accept(pub);
+      startSpare();
       return pub;
     } finally {
       if (staging != null) engine.snapshots().discard(staging);
@@ -393,9 +522,10 @@ final class HostedPublisher {
       prev.release();
       prev = null;
     }
+    IndexUpdater.Spare ahead = takeSpare();
     if (prev != null) {
       try {
-        IndexUpdater.update(prev, dir,
+        IndexUpdater.update(prev, dir, ahead,
             document(0, removed), document(0, added), document(1, added), document(2, added), slots(work, added));
         return "incremental";
       } catch (IndexUpdater.NotIncremental e) {
@@ -409,19 +539,71 @@ final class HostedPublisher {
         Files.createDirectories(dir);
       } finally {
         prev.release();
+        if (ahead != null) ahead.discard();
       }
     }
+    if (ahead != null) ahead.discard();
     IndexBuilder.build(dir, source(r.files().get(0)), source(r.files().get(1)), source(r.files().get(2)),
         engine.ingest(), engine.ingest(), n -> {});
     return "full";
   }
 
-  private static XmlSource document(int type, List<HostedPackage> pkgs) {
-    List<byte[]> fragments = new ArrayList<>(pkgs.size());
-    for (HostedPackage p : pkgs) {
-      PackageXml x = p.xml();
-      fragments.add(type == 0 ? x.primary() : type == 1 ? x.filelists() : x.other());
+  /** Starts copying the served index's database for the next publish (on the index threads; skipped when they are busy). */
+  private void startSpare() {
+    dropSpare();
+    var served = engine.catalog().view().repository(repo.name());
+    if (served == null || served.index() == null) return;
+    SnapshotIndex idx;
+    try {
+      idx = served.index().retain();
+    } catch (IllegalStateException retired) {
+      return;
     }
+    SnapshotStore.Staging tmp;
+    try {
+      tmp = engine.snapshots().stage(repo.name()); // beside the snapshots: moved into the next one's index
+    } catch (IOException e) {
+      idx.release();
+      return;
+    }
+    try {
+      spare = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+        try {
+          return IndexUpdater.prepare(idx, tmp.dir());
+        } catch (IOException e) {
+          engine.snapshots().discard(tmp);
+          throw new java.io.UncheckedIOException(e);
+        } finally {
+          idx.release();
+        }
+      }, engine.ingest());
+    } catch (java.util.concurrent.RejectedExecutionException busy) {
+      idx.release();
+      engine.snapshots().discard(tmp);
+    }
+  }
+
+  /** The copy made ahead, waited for; null when there is none or it failed. */
+  private IndexUpdater.Spare takeSpare() {
+    var f = spare;
+    spare = null;
+    if (f == null) return null;
+    try {
+      return f.join();
+    } catch (RuntimeException e) {
+      LOG.log(Level.FINE, repo.name() + ": no copy of the index made ahead: " + e.getMessage());
+      return null;
+    }
+  }
+
+  private void dropSpare() {
+    IndexUpdater.Spare s = takeSpare();
+    if (s != null) s.discard();
+  }
+
+  private static XmlSource document(int type, List<HostedPackage> pkgs) throws IOException {
+    List<byte[]> fragments = new ArrayList<>(pkgs.size());
+    for (HostedPackage p : pkgs) fragments.add(p.fragment(type));
     return IndexUpdater.document(RepoWriter.TYPES.get(type), RepoWriter.document(type, fragments));
   }
 
@@ -464,7 +646,7 @@ final class HostedPublisher {
     };
   }
 
-  private static void fsync(Path p) throws IOException {
+  static void fsync(Path p) throws IOException {
     try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ)) {
       ch.force(true);
     }

@@ -48,7 +48,7 @@ import org.packyard.store.SnapshotStore.Published;
 public final class HostedRepositories implements AutoCloseable {
   /** What a publisher needs from the process. */
   record Engine(BlobStore blobs, SnapshotStore snapshots, Catalog catalog, SyncGate gate, Consumer<Published> onPublish,
-      Clock clock, ExecutorService ingest, WorkerExecutor worker) {
+      Clock clock, ExecutorService ingest, WorkerExecutor worker, Vertx vertx) {
     <T> Future<T> blocking(Callable<T> c) {
       try {
         return worker.executeBlocking(c, false);
@@ -89,7 +89,7 @@ public final class HostedRepositories implements AutoCloseable {
       return t;
     });
     this.engine = new Engine(blobs, snapshots, catalog, gate, onPublish, clock, ingest,
-        vertx.createSharedWorkerExecutor("packyard-hosting", 2, 10, TimeUnit.MINUTES));
+        vertx.createSharedWorkerExecutor("packyard-hosting", 2, 10, TimeUnit.MINUTES), vertx);
     for (RepositoryConfig r : config.repositories()) {
       if (!r.hosted()) continue;
       RepomdSigner signer = RepomdSigner.forRepository(r);
@@ -100,6 +100,21 @@ public final class HostedRepositories implements AutoCloseable {
       }
       publishers.put(r.name(), new HostedPublisher(r, engine, signer));
     }
+  }
+
+  /**
+   * Says that an upload into {@code repo} is being received: a publish about to start waits for it
+   * (briefly, see {@link HostedPublisher#ARRIVAL_WAIT_MS}) so that uploads sent at once are
+   * published together. Each call is matched by the upload's {@link #upload} (which counts it as
+   * arrived) or, when the upload is refused before, by {@link #notExpected}.
+   */
+  public void expect(RepositoryConfig repo) {
+    publisher(repo).expect();
+  }
+
+  /** An upload {@link #expect}ed that will not come (refused while it was received). */
+  public void notExpected(RepositoryConfig repo) {
+    publisher(repo).arrived();
   }
 
   /** A new temporary blob file to receive an upload into. */
@@ -117,9 +132,12 @@ public final class HostedRepositories implements AutoCloseable {
     HostedPublisher p = publisher(repo);
     return engine.blocking(() -> {
       try {
-        return describe(repo, temp, sha256, size);
+        Upload u = describe(repo, temp, sha256, size);
+        HostedPublisher.fsync(temp); // here, uploads side by side, not one after the other in the publish that takes them
+        return u;
       } catch (RuntimeException | IOException e) {
         HostedPublisher.deleteQuietly(temp);
+        p.arrived(); // counted by expect(): it will not be queued
         throw e;
       }
     }).compose(p::add).compose(o -> o.status() != 201 ? Future.succeededFuture(o)
@@ -158,9 +176,15 @@ public final class HostedRepositories implements AutoCloseable {
     return engine.blocking(() -> {
       Published s = engine.snapshots().snapshot(source.name(), snapshotId)
           .orElseThrow(() -> HttpError.notFound(source.name() + " keeps no snapshot " + snapshotId));
-      PackageSet set = SnapshotLoader.load(s, engine.blobs()).packages();
-      checkSigned(target, set);
-      return set;
+      XmlStore store = new XmlStore(engine.snapshots().stage(target.name()).dir());
+      try {
+        PackageSet set = SnapshotLoader.load(s, engine.blobs(), store).packages();
+        checkSigned(target, set);
+        return set;
+      } catch (IOException | RuntimeException e) {
+        store.close();
+        throw e;
+      }
     }).compose(set -> p.replace(set, (id, n) -> {
       AccessStore.BatchResult r = audit.ownerAudit(caller, List.of(source.name(), target.name()), "snapshot.promote", target.name(),
           "from=" + from + " snapshot=" + id + " packages=" + n);
@@ -213,6 +237,24 @@ public final class HostedRepositories implements AutoCloseable {
   public long publishes(String repository) {
     HostedPublisher p = publishers.get(repository);
     return p == null ? 0 : p.publishes();
+  }
+
+  /** For tests: how long {@code repository}'s publishes wait for uploads on their way (ms). */
+  void arrivalWait(String repository, long millis) {
+    publishers.get(repository).arrivalWait = millis;
+  }
+
+  /** For tests: uploads into {@code repository} being received, and whether a publish waits for them. */
+  int arriving(String repository) {
+    return publishers.get(repository).arriving();
+  }
+
+  int queued(String repository) {
+    return publishers.get(repository).queued();
+  }
+
+  boolean waitingForArrivals(String repository) {
+    return publishers.get(repository).waiting();
   }
 
   private HostedPublisher publisher(RepositoryConfig repo) {

@@ -41,8 +41,13 @@ public final class HostingRoutes {
   private static final String PREFIX = "/api/v1/repositories/";
   private static final String PACKAGES = "/packages/";
   private static final String SNAPSHOTS = "/snapshots/";
-  /** Uploads received at once, beyond which one is refused with 503 (retry). */
-  static final int MAX_IN_FLIGHT = 64;
+  /**
+   * Uploads received or waiting for their publish at once (all repositories), beyond which one is
+   * refused with 503 (retry): 256, so that a burst of a few hundred concurrent uploads (a CI fan-out)
+   * is accepted and published by group commit in a few publishes. Each holds a temporary file and a
+   * few KB of buffers; every publisher's queue is bounded too ({@code HostedPublisher.MAX_QUEUED}).
+   */
+  static final int MAX_IN_FLIGHT = 256;
   /** What a refused request's body may still send before its connection is closed. */
   private static final long DISCARD_MAX = 1L << 20;
 
@@ -211,11 +216,13 @@ public final class HostingRoutes {
   private void receive(RoutingContext ctx, RepositoryConfig r, String user, String name) {
     HttpServerRequest req = ctx.request();
     long max = r.hosting().maxUploadSize();
+    hosted.expect(r);
     hosted.newTempFile().compose(tmp -> ctx.vertx().fileSystem().open(tmp.toString(), new OpenOptions().setWrite(true).setCreate(true))
         .map(f -> new Receiving(ctx, r, user, name, tmp, f, max))
         .onFailure(e -> HostedPublisher.deleteQuietly(tmp)))
         .onFailure(e -> {
           inFlight.decrementAndGet();
+          hosted.notExpected(r);
           refuse(ctx, e);
         })
         .onSuccess(rcv -> {
@@ -275,6 +282,7 @@ public final class HostingRoutes {
       if (done) return;
       done = true;
       inFlight.decrementAndGet();
+      hosted.notExpected(repo);
       // Answered once the file is gone: a refused upload leaves nothing behind.
       file.close().transform(ar -> ctx.vertx().fileSystem().delete(tmp.toString())).onComplete(ar -> {
         if (answer != null) refuse(ctx, answer);
@@ -286,6 +294,7 @@ public final class HostingRoutes {
       done = true;
       String hex = HexFormat.of().formatHex(sha.digest());
       file.close()
+          .onFailure(e -> hosted.notExpected(repo))
           .compose(v -> hosted.upload(repo, user, name, tmp, hex, size))
           .onComplete(ar -> inFlight.decrementAndGet())
           .onFailure(e -> {

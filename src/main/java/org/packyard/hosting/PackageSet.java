@@ -10,7 +10,8 @@ import org.packyard.publish.RepoWriter;
 /**
  * The packages of a hosted repository, in the order {@link RepoWriter} wants them (name, then
  * pkgId), and by location and by NEVRA. Not thread-safe: one publisher owns it. {@link #copy}
- * makes the working set of a publish, kept only if that publish succeeds.
+ * makes the working set of a publish, kept only if that publish succeeds. Its packages' XML lies
+ * in {@link #store} (shared by its copies), not on the heap.
  */
 final class PackageSet {
   private static final Comparator<HostedPackage> ORDER =
@@ -18,23 +19,30 @@ final class PackageSet {
 
   private final TreeMap<HostedPackage, HostedPackage> sorted;
   private final Map<String, HostedPackage> byLocation;
-  private final Map<String, HostedPackage> byNevra;
-  private final Map<String, HostedPackage> byFileName;
+  /** By name (the package's own String): the package, or a HostedPackage[] of those sharing it. Keys no String of their own. */
+  private final Map<String, Object> byName;
+  private final XmlStore store;
 
-  PackageSet() {
-    this(new TreeMap<>(ORDER), new HashMap<>(), new HashMap<>(), new HashMap<>());
+  /** An empty set whose packages' XML goes to {@code store}. */
+  PackageSet(XmlStore store) {
+    this(store, new TreeMap<>(ORDER), new HashMap<>(), new HashMap<>());
   }
 
-  private PackageSet(TreeMap<HostedPackage, HostedPackage> sorted, Map<String, HostedPackage> byLocation,
-      Map<String, HostedPackage> byNevra, Map<String, HostedPackage> byFileName) {
+  private PackageSet(XmlStore store, TreeMap<HostedPackage, HostedPackage> sorted, Map<String, HostedPackage> byLocation,
+      Map<String, Object> byName) {
+    this.store = store;
     this.sorted = sorted;
     this.byLocation = byLocation;
-    this.byNevra = byNevra;
-    this.byFileName = byFileName;
+    this.byName = byName;
   }
 
   PackageSet copy() {
-    return new PackageSet(new TreeMap<>(sorted), new HashMap<>(byLocation), new HashMap<>(byNevra), new HashMap<>(byFileName));
+    return new PackageSet(store, new TreeMap<>(sorted), new HashMap<>(byLocation), new HashMap<>(byName));
+  }
+
+  /** Where its packages' XML lies. */
+  XmlStore store() {
+    return store;
   }
 
   int size() {
@@ -50,26 +58,56 @@ final class PackageSet {
     return byLocation.get(location);
   }
 
+  /** The package whose NEVRA (as {@link HostedPackage#nevra}) is {@code nevra}: its name is what comes before its last two '-'. */
   HostedPackage withNevra(String nevra) {
-    return byNevra.get(nevra);
+    int r = nevra.lastIndexOf('-'), v = r <= 0 ? -1 : nevra.lastIndexOf('-', r - 1);
+    if (v <= 0) return null;
+    for (HostedPackage p : named(nevra.substring(0, v))) if (p.nevra().equals(nevra)) return p;
+    return null;
   }
 
-  /** The package whose location is {@code location}, or whose file name is {@code fileName}'s (locations are unique by file name). */
+  private HostedPackage[] named(String name) {
+    Object o = byName.get(name);
+    return o == null ? new HostedPackage[0] : o instanceof HostedPackage p ? new HostedPackage[] {p} : (HostedPackage[]) o;
+  }
+
+  /**
+   * The package whose location is {@code location}, or whose file name is {@code fileName}'s
+   * (locations are unique by file name): looked up where an upload is stored
+   * ({@code Packages/{first letter}/{file}}), else among all packages.
+   */
   HostedPackage find(String pathOrFileName) {
-    return pathOrFileName.contains("/") ? byLocation.get(pathOrFileName) : byFileName.get(pathOrFileName);
+    if (pathOrFileName.contains("/")) return byLocation.get(pathOrFileName);
+    if (pathOrFileName.isEmpty()) return null;
+    String first = new String(Character.toChars(pathOrFileName.codePointAt(0))).toLowerCase(java.util.Locale.ROOT);
+    HostedPackage p = byLocation.get("Packages/" + first + "/" + pathOrFileName);
+    if (p != null) return p;
+    for (HostedPackage q : sorted.values()) if (q.fileName().equals(pathOrFileName)) return q; // a location of another form
+    return null;
   }
 
-  void add(HostedPackage p) {
+  /** Adds {@code p}, its XML moved into this set's store (that form is what the set holds and returns). */
+  HostedPackage add(HostedPackage p) throws java.io.IOException {
+    p = p.storedIn(store);
     sorted.put(p, p);
     byLocation.put(p.location(), p);
-    byNevra.put(p.nevra(), p);
-    byFileName.put(p.fileName(), p);
+    HostedPackage[] same = named(p.name());
+    if (same.length == 0) {
+      byName.put(p.name(), p);
+    } else {
+      HostedPackage[] more = java.util.Arrays.copyOf(same, same.length + 1);
+      more[same.length] = p;
+      byName.put(p.name(), more);
+    }
+    return p;
   }
 
   void remove(HostedPackage p) {
     sorted.remove(p);
     byLocation.remove(p.location());
-    byNevra.remove(p.nevra());
-    byFileName.remove(p.fileName());
+    HostedPackage[] same = named(p.name());
+    HostedPackage[] less = java.util.Arrays.stream(same).filter(q -> q != p).toArray(HostedPackage[]::new);
+    if (less.length == 0) byName.remove(p.name());
+    else byName.put(p.name(), less.length == 1 ? less[0] : less);
   }
 }

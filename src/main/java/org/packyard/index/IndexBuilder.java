@@ -46,6 +46,14 @@ import org.packyard.rpm.PrimaryParser;
  */
 public final class IndexBuilder {
   private static final int BATCH = 2_000;
+  /**
+   * The indexes an incremental update ({@link IndexUpdater}) looks the affected packages up by: by
+   * source name, source rpm and location (by name, {@code packages_name} serves).
+   */
+  static final List<String> LOOKUP_INDEXES = List.of(
+      "CREATE INDEX IF NOT EXISTS packages_source ON packages (source_name)",
+      "CREATE INDEX IF NOT EXISTS packages_sourcerpm ON packages (rpm_sourcerpm)",
+      "CREATE INDEX IF NOT EXISTS packages_location ON packages (location_href)");
   static final String INSERT_PACKAGE = "INSERT INTO packages VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
   private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
@@ -231,6 +239,7 @@ public final class IndexBuilder {
         try (Statement s = db.createStatement()) {
           // covering for the package list of the change feed (PackageList), led by name for search
           s.execute("CREATE INDEX packages_name ON packages (name, arch, epoch, version, release)");
+          for (String sql : LOOKUP_INDEXES) s.execute(sql);
           long t2 = System.nanoTime();
           for (String sql : IndexSearch.CREATE_TERMS) s.execute(sql);
           millis.put("search_terms", (System.nanoTime() - t2) / 1_000_000);

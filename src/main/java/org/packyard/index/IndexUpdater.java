@@ -44,13 +44,20 @@ import org.packyard.rpm.PrimaryParser;
  * neighbours', which is what every "first in primary" rule and the full-text rowid use. The record
  * files reuse the previous index's records by hard-linking its files as segments
  * ({@link RecordFile}), and hold only the new records (added packages, and the packages whose
- * co-packages changed), the key table and the name maps. index.sqlite is copied and patched (rows
- * and full-text rows deleted and inserted, the words of the changed rows recounted in
- * {@code search_terms}). deps.bin rewrites only the records of the dependency names the change
- * touches. What still grows with the repository: the key tables, the name maps, ranks.bin and
- * orders.bin are rewritten whole (12 bytes a key plus the maps' entries), one pass over the
- * packages table reads every package's name, version, source and location, and index.sqlite is
- * copied.
+ * co-packages changed), the key table and the name maps. index.sqlite is patched (rows and
+ * full-text rows deleted and inserted, the words of the changed rows recounted in
+ * {@code search_terms}) in a copy, made ahead by {@link #prepare} when the caller can, else here.
+ * What the maps and ranks need is looked up for the changed packages only: ranks by binary search
+ * over one package per rank, the affected names, sources, locations and co-packages by indexed
+ * queries ({@link IndexBuilder#LOOKUP_INDEXES}). deps.bin rewrites only the records of the
+ * dependency names the change touches, and copies its name map as bytes with the new names put in.
+ *
+ * <p>What still grows with the repository, all sequential and without parsing: the key tables
+ * (12 bytes a key, per record file, deps.bin's a key per dependency name), packages.bin's three
+ * name maps (rewritten from the previous ones' entries: by name is streamed in slot order, which
+ * must come out as a full build's), deps.bin's name map (copied), ranks.bin and orders.bin (12
+ * bytes a package), the index.sqlite copy (unless made ahead), and a dependency name's record when
+ * it changes (4 bytes a package having it: a name every package requires is rewritten whole).
  *
  * <p>{@link NotIncremental} says to build in full instead: an index from before orders.bin, no
  * room left between two neighbours' places, or a package to remove that the index does not have.
@@ -83,6 +90,49 @@ public final class IndexUpdater {
    */
   public static Stats update(SnapshotIndex prev, Path dir, XmlSource removed, XmlSource addedPrimary, XmlSource addedFilelists,
       XmlSource addedOther, Function<String, Slot> slots) throws NotIncremental, IOException {
+    return update(prev, dir, null, removed, addedPrimary, addedFilelists, addedOther, slots);
+  }
+
+  /**
+   * A copy of an index's index.sqlite, made (and written to disk) ahead of the next update by
+   * {@link #prepare}, so that the update patches it instead of copying the whole database then.
+   * Made in its own directory {@code dir}, which {@link #discard} deletes when the update did not
+   * take the copy.
+   */
+  public record Spare(Path of, Path dir) {
+    /** The copy. */
+    public Path file() {
+      return dir.resolve(IndexFiles.SQLITE);
+    }
+
+    /** Deletes the copy and its directory (and what else is in it). */
+    public void discard() {
+      if (!Files.exists(dir)) return;
+      try (java.util.stream.Stream<Path> s = Files.walk(dir)) {
+        for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+      } catch (IOException e) {
+        // a staging directory: cleared once its process is gone
+      }
+    }
+  }
+
+  /** Copies {@code index}'s index.sqlite into the empty directory {@code dir} and syncs it to disk, for {@link #update}. Blocking. */
+  public static Spare prepare(SnapshotIndex index, Path dir) throws IOException {
+    Path to = dir.resolve(IndexFiles.SQLITE);
+    Files.copy(index.dir().resolve(IndexFiles.SQLITE), to);
+    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(to, java.nio.file.StandardOpenOption.WRITE)) {
+      ch.force(true);
+    }
+    return new Spare(index.dir(), dir);
+  }
+
+  /**
+   * As {@link #update(SnapshotIndex, Path, XmlSource, XmlSource, XmlSource, XmlSource, Function)},
+   * patching {@code spare}'s copy of the previous index.sqlite (moved into {@code dir}) when it is
+   * one of {@code prev}'s, else a copy made now.
+   */
+  public static Stats update(SnapshotIndex prev, Path dir, Spare spare, XmlSource removed, XmlSource addedPrimary,
+      XmlSource addedFilelists, XmlSource addedOther, Function<String, Slot> slots) throws NotIncremental, IOException {
     if (!prev.ordered() || prev.depsFile() == null) throw new NotIncremental(prev.dir() + " has no orders.bin or deps.bin");
     Map<String, Long> millis = new LinkedHashMap<>();
     long t0 = System.nanoTime();
@@ -112,43 +162,59 @@ public final class IndexUpdater {
 
     long t1 = System.nanoTime();
     Path db = dir.resolve(IndexFiles.SQLITE);
-    Files.copy(prev.dir().resolve(IndexFiles.SQLITE), db);
-    Rows rows;
+    if (spare != null && spare.of().equals(prev.dir()) && Files.exists(spare.file())) {
+      Files.move(spare.file(), db);
+      millis.put("sqlite_spare", ms(t1));
+    } else {
+      Files.copy(prev.dir().resolve(IndexFiles.SQLITE), db);
+      millis.put("sqlite_copy", ms(t1));
+    }
+    boolean[] goneMark = new boolean[newMax + 1];
+    for (int k : goneKeys) goneMark[k] = true;
+    int live = prev.packageCount() - gone.size() + added.size();
+    int[] rank;
+    Affected affected;
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db)) {
-      patch(c, gone, goneKeys, prev, added, oldMax, order);
-      millis.put("sqlite", ms(t1));
+      try (Statement s = c.createStatement()) {
+        s.execute("PRAGMA journal_mode=OFF");
+        s.execute("PRAGMA synchronous=OFF");
+        s.execute("PRAGMA locking_mode=EXCLUSIVE");
+        for (String sql : IndexBuilder.LOOKUP_INDEXES) s.execute(sql); // once for an index built before them
+      }
       long t2 = System.nanoTime();
-      rows = Rows.read(c, newMax);
-      millis.put("read_rows", ms(t2));
+      rank = ranks(c, prev, goneMark, added, oldMax);
+      millis.put("ranks", ms(t2));
+      long t3 = System.nanoTime();
+      patch(c, gone, goneKeys, prev, added, oldMax, order);
+      millis.put("sqlite", ms(t3));
+      long t4 = System.nanoTime();
+      affected = Affected.read(c, gone, added, order);
+      millis.put("affected", ms(t4));
     } catch (SQLException e) {
       throw new IOException("cannot update " + db + ": " + e.getMessage(), e);
     }
 
     long t3 = System.nanoTime();
-    int[] byOrder = rows.keysInOrder(order);
-    int[] rank = rows.ranks(byOrder);
     writeInts(dir.resolve(IndexFiles.RANKS), rank);
     writeLongs(dir.resolve(IndexFiles.ORDERS), order);
-    millis.put("ranks", ms(t3));
 
-    long t4 = System.nanoTime();
     Segments seg = new Segments(prev.dir(), dir);
-    int written = writePackages(prev, dir, seg, rows, byOrder, gone, added, oldMax, json);
+    int written = writePackages(prev, dir, seg, affected, goneMark, live, added, oldMax, json);
     List<byte[]> fileRecords = new ArrayList<>(), logRecords = new ArrayList<>(), contentRecords = new ArrayList<>();
     for (PackageMeta m : added) {
       fileRecords.add(files.get(m.pkgId()));
       logRecords.add(logs.get(m.pkgId()));
       contentRecords.add(ContentRef.encode(m));
     }
-    written += perPackage(prev.filesFile(), dir, IndexFiles.FILES, seg, goneSet, oldMax, fileRecords, byOrder.length);
-    written += perPackage(prev.changelogsFile(), dir, IndexFiles.CHANGELOGS, seg, goneSet, oldMax, logRecords, byOrder.length);
-    written += perPackage(prev.contentFile(), dir, IndexFiles.CONTENT, seg, goneSet, oldMax, contentRecords, byOrder.length);
-    millis.put("records", ms(t4));
+    written += perPackage(prev.filesFile(), dir, IndexFiles.FILES, seg, goneMark, oldMax, fileRecords, live);
+    written += perPackage(prev.changelogsFile(), dir, IndexFiles.CHANGELOGS, seg, goneMark, oldMax, logRecords, live);
+    written += perPackage(prev.contentFile(), dir, IndexFiles.CONTENT, seg, goneMark, oldMax, contentRecords, live);
+    millis.put("records", ms(t3));
     long t5 = System.nanoTime();
     written += writeDeps(prev, dir, seg, gone, goneKeys, added, oldMax, rank, order);
     millis.put("deps", ms(t5));
     millis.put("total", ms(t0));
-    return new Stats(byOrder.length, added.size(), gone.size(), written, millis);
+    return new Stats(live, added.size(), gone.size(), written, millis);
   }
 
   /** Gives each added package (keys after {@code oldMax}) its place between its kept neighbours'. */
@@ -262,61 +328,202 @@ public final class IndexUpdater {
     IndexBuilder.setText(changed, 3, m.description());
   }
 
-  /** Every package's name, version, source and location, by key (null where a key has none). */
-  private static final class Rows {
-    final String[] names, sources, locations;
-    final Evr[] evrs;
-    int count;
-
-    private Rows(int maxKey) {
-      names = new String[maxKey + 1];
-      sources = new String[maxKey + 1];
-      locations = new String[maxKey + 1];
-      evrs = new Evr[maxKey + 1];
+  /**
+   * Each key's rank in rpm's version order (equal versions sharing one, 0 for no package), as a
+   * full build numbers them, from the previous ranks: a removed version's rank closes up when no
+   * package has it any more, an added version gets the rank of its equal or a new one between its
+   * neighbours' (found by binary search over one package per rank). Reads the versions of a few
+   * packages from {@code c}, which must still hold the previous packages.
+   */
+  private static int[] ranks(Connection c, SnapshotIndex prev, boolean[] gone, List<PackageMeta> added, int oldMax)
+      throws SQLException {
+    int[] old = new int[oldMax + 1];
+    int top = 0;
+    for (int k = 1; k <= oldMax; k++) {
+      old[k] = prev.rank(k);
+      top = Math.max(top, old[k]);
     }
-
-    static Rows read(Connection c, int maxKey) throws SQLException {
-      Rows r = new Rows(maxKey);
-      try (Statement s = c.createStatement();
-          ResultSet rs = s.executeQuery("SELECT pkgKey, name, epoch, version, release, rpm_sourcerpm, location_href FROM packages")) {
-        while (rs.next()) {
-          int k = rs.getInt(1);
-          r.names[k] = rs.getString(2);
-          r.evrs[k] = Evr.sharingEpoch(new Evr(rs.getString(3), rs.getString(4), rs.getString(5)));
-          r.sources[k] = rs.getString(6);
-          r.locations[k] = rs.getString(7);
-          r.count++;
+    int[] rep = new int[top + 1], count = new int[top + 1];
+    for (int k = 1; k <= oldMax; k++) {
+      int r = old[k];
+      if (r == 0) continue;
+      if (rep[r] == 0) rep[r] = k;
+      if (!gone[k]) count[r]++;
+    }
+    Evr[] repEvr = new Evr[top + 1];
+    // where each added version goes: 2r for rank r's version, 2r-1 for between ranks r-1 and r
+    int[] at = new int[added.size()];
+    try (PreparedStatement q = c.prepareStatement("SELECT epoch, version, release FROM packages WHERE pkgKey = ?")) {
+      for (int i = 0; i < added.size(); i++) {
+        Evr e = added.get(i).evr();
+        int lo = 1, hi = top + 1; // the first rank whose version is >= e, or top + 1
+        while (lo < hi) {
+          int mid = (lo + hi) >>> 1;
+          if (evrOf(q, rep, repEvr, mid).compareTo(e) < 0) lo = mid + 1;
+          else hi = mid;
+        }
+        at[i] = lo <= top && evrOf(q, rep, repEvr, lo).compareTo(e) == 0 ? 2 * lo : 2 * lo - 1;
+      }
+    }
+    Map<Integer, List<Integer>> between = new HashMap<>(); // gap -> the added packages in it
+    boolean[] exact = new boolean[top + 1];
+    for (int i = 0; i < added.size(); i++) {
+      if (at[i] % 2 == 0) exact[at[i] / 2] = true;
+      else between.computeIfAbsent(at[i], x -> new ArrayList<>()).add(i);
+    }
+    int[] newOf = new int[top + 1];
+    int[] addedRank = new int[added.size()];
+    int next = 0;
+    for (int gap = 1; gap <= 2 * top + 1; gap += 2) {
+      List<Integer> in = between.get(gap);
+      if (in != null) {
+        in.sort((a, b) -> added.get(a).evr().compareTo(added.get(b).evr()));
+        Evr last = null;
+        for (int i : in) {
+          Evr e = added.get(i).evr();
+          if (last == null || e.compareTo(last) != 0) next++;
+          addedRank[i] = next;
+          last = e;
         }
       }
-      return r;
+      int r = (gap + 1) / 2;
+      if (r <= top && (count[r] > 0 || exact[r])) newOf[r] = ++next;
+    }
+    int[] rank = new int[oldMax + added.size() + 1];
+    for (int k = 1; k <= oldMax; k++) rank[k] = old[k] == 0 || gone[k] ? 0 : newOf[old[k]];
+    for (int i = 0; i < added.size(); i++) rank[oldMax + 1 + i] = at[i] % 2 == 0 ? newOf[at[i] / 2] : addedRank[i];
+    return rank;
+  }
+
+  private static Evr evrOf(PreparedStatement q, int[] rep, Evr[] cache, int r) throws SQLException {
+    if (cache[r] == null) {
+      q.setInt(1, rep[r]);
+      try (ResultSet rs = q.executeQuery()) {
+        if (!rs.next()) throw new SQLException("the index has no package " + rep[r]);
+        cache[r] = new Evr(rs.getString(1), rs.getString(2), rs.getString(3));
+      }
+    }
+    return cache[r];
+  }
+
+  /**
+   * What the change does to the name maps and the co-packages, read from the patched database:
+   * each affected name, source name and location with the key it maps to now (absent: no
+   * package has it any more), and each affected source rpm with its packages in primary's order.
+   */
+  private record Affected(Map<String, Integer> names, Map<String, Integer> sources, Map<String, Integer> locations,
+      Map<String, int[]> coKeys, Map<String, List<String>> coNames) {
+
+    static Affected read(Connection c, List<PackageMeta> gone, List<PackageMeta> added, long[] order) throws SQLException {
+      Set<String> names = new LinkedHashSet<>(), sources = new LinkedHashSet<>(), locations = new LinkedHashSet<>(),
+          rpms = new LinkedHashSet<>();
+      for (List<PackageMeta> l : List.of(gone, added)) {
+        for (PackageMeta m : l) {
+          names.add(m.name());
+          if (m.sourceName() != null) sources.add(m.sourceName());
+          locations.add(m.locationHref());
+          if (m.sourceRpm() != null) rpms.add(m.sourceRpm());
+        }
+      }
+      Map<String, Integer> byName = new HashMap<>(), bySource = new HashMap<>(), byLocation = new HashMap<>();
+      Map<String, int[]> coKeys = new HashMap<>();
+      Map<String, List<String>> coNames = new HashMap<>();
+      try (PreparedStatement q = c.prepareStatement("SELECT pkgKey, name, epoch, version, release FROM packages WHERE name = ?")) {
+        for (String n : names) {
+          List<Row> rows = rows(q, n, order);
+          Row best = null;
+          for (Row r : rows) if (best == null || r.evr.compareTo(best.evr) > 0) best = r; // ties: first in primary
+          byName.put(n, best == null ? null : best.key);
+        }
+      }
+      try (PreparedStatement q = c.prepareStatement("SELECT pkgKey, name, epoch, version, release FROM packages WHERE source_name = ?")) {
+        for (String src : sources) {
+          Row best = null;
+          for (Row r : rows(q, src, order)) {
+            if (best == null) {
+              best = r;
+              continue;
+            }
+            int cmp = r.evr.compareTo(best.evr);
+            if (cmp > 0 || cmp == 0 && r.name.equals(src) && !best.name.equals(src)) best = r;
+          }
+          bySource.put(src, best == null ? null : best.key);
+        }
+      }
+      try (PreparedStatement q = c.prepareStatement("SELECT pkgKey, name, epoch, version, release FROM packages WHERE location_href = ?")) {
+        for (String l : locations) {
+          List<Row> rows = rows(q, l, order);
+          byLocation.put(l, rows.isEmpty() ? null : rows.get(0).key);
+        }
+      }
+      try (PreparedStatement q = c.prepareStatement("SELECT pkgKey, name, epoch, version, release FROM packages WHERE rpm_sourcerpm = ?")) {
+        for (String rpm : rpms) {
+          List<Row> rows = rows(q, rpm, order);
+          int[] keys = new int[rows.size()];
+          LinkedHashSet<String> co = new LinkedHashSet<>();
+          for (int i = 0; i < keys.length; i++) {
+            keys[i] = rows.get(i).key;
+            co.add(rows.get(i).name);
+          }
+          coKeys.put(rpm, keys);
+          coNames.put(rpm, new ArrayList<>(co));
+        }
+      }
+      return new Affected(byName, bySource, byLocation, coKeys, coNames);
     }
 
-    /** The keys that have a package, in primary's order. */
-    int[] keysInOrder(long[] order) {
-      long[] pairs = new long[count];
-      int n = 0;
-      for (int k = 1; k < names.length; k++) if (names[k] != null) pairs[n++] = k;
-      Long[] boxed = new Long[n];
-      for (int i = 0; i < n; i++) boxed[i] = pairs[i];
-      Arrays.sort(boxed, (a, b) -> Long.compare(order[(int) (long) a], order[(int) (long) b]));
-      int[] out = new int[n];
-      for (int i = 0; i < n; i++) out[i] = (int) (long) boxed[i];
+    private record Row(int key, String name, Evr evr) {}
+
+    /** The rows {@code q} finds for {@code value}, in primary's order. */
+    private static List<Row> rows(PreparedStatement q, String value, long[] order) throws SQLException {
+      List<Row> out = new ArrayList<>();
+      q.setString(1, value);
+      try (ResultSet rs = q.executeQuery()) {
+        while (rs.next()) out.add(new Row(rs.getInt(1), rs.getString(2), new Evr(rs.getString(3), rs.getString(4), rs.getString(5))));
+      }
+      out.sort((a, b) -> Long.compare(order[a.key], order[b.key]));
       return out;
     }
+  }
 
-    /** As {@link IndexBuilder}: each package's position in rpm's version order, equal versions sharing one; 0 for no package. */
-    int[] ranks(int[] keys) {
-      Integer[] sorted = new Integer[keys.length];
-      for (int i = 0; i < keys.length; i++) sorted[i] = keys[i];
-      Arrays.sort(sorted, (a, b) -> evrs[a].compareTo(evrs[b]));
-      int[] rank = new int[names.length];
-      int r = 0;
-      for (int i = 0; i < sorted.length; i++) {
-        if (i > 0 && evrs[sorted[i]].compareTo(evrs[sorted[i - 1]]) != 0) r++;
-        rank[sorted[i]] = r + 1;
+  /**
+   * A name map of the previous packages.bin with the affected names' entries replaced (a null
+   * key: taken out): the previous entries are copied as bytes, the affected ones appended.
+   */
+  private static RecordFileWriter.Names patchedMap(RecordFile prev, int map, Map<String, Integer> affected) {
+    Set<ByteBuffer> skip = new HashSet<>();
+    boolean[] skipLength = new boolean[0x10000]; // compared only at these lengths: no object per entry
+    int size = prev.mapSize(map);
+    for (Map.Entry<String, Integer> e : affected.entrySet()) {
+      byte[] b = bytes(e.getKey());
+      if (b.length > 0xFFFF) continue;
+      boolean was = prev.lookup(map, b) >= 0;
+      if (was) {
+        skip.add(ByteBuffer.wrap(b));
+        skipLength[b.length] = true;
       }
-      return rank;
+      size += (e.getValue() != null ? 1 : 0) - (was ? 1 : 0);
     }
+    int total = size;
+    return new RecordFileWriter.Names() {
+      @Override
+      public int size() {
+        return total;
+      }
+
+      @Override
+      public void forEach(Entry each) throws IOException {
+        prev.forEachNameBytes(map, (buf, len, key) -> {
+          if (skipLength[len] && skip.contains(ByteBuffer.wrap(buf, 0, len))) return;
+          each.accept(buf, 0, len, key);
+        });
+        for (Map.Entry<String, Integer> e : affected.entrySet()) {
+          if (e.getValue() == null) continue;
+          byte[] b = bytes(e.getKey());
+          each.accept(b, 0, b.length, e.getValue());
+        }
+      }
+    };
   }
 
   /**
@@ -377,7 +584,11 @@ public final class IndexUpdater {
    * new segment numbers, or copied into {@code out} when its segment is not kept.
    */
   private static long reuse(RecordFile prev, int k, int[] segMap, RecordFileWriter out) throws IOException {
-    long start = prev.start(k);
+    return reuse(prev, k, prev.start(k), segMap, out);
+  }
+
+  /** As {@link #reuse(RecordFile, int, int[], RecordFileWriter)}, given the record's raw start. */
+  private static long reuse(RecordFile prev, int k, long start, int[] segMap, RecordFileWriter out) throws IOException {
     int seg = (int) (start >>> RecordFile.SEGMENT_SHIFT);
     int to = segMap[seg];
     if (to >= 0) return ((long) to << RecordFile.SEGMENT_SHIFT) | (start & RecordFile.OFFSET_MASK);
@@ -388,7 +599,7 @@ public final class IndexUpdater {
   }
 
   /** files.bin, changelogs.bin or content.bin: kept records reused, the added packages' appended. */
-  private static int perPackage(RecordFile prev, Path dir, String file, Segments seg, Set<Integer> gone, int oldMax,
+  private static int perPackage(RecordFile prev, Path dir, String file, Segments seg, boolean[] gone, int oldMax,
       List<byte[]> addedRecords, int live) throws IOException {
     int newMax = oldMax + addedRecords.size();
     long[] starts = new long[newMax + 1];
@@ -396,10 +607,12 @@ public final class IndexUpdater {
     int written = 0;
     try (RecordFileWriter out = new RecordFileWriter(dir.resolve(file))) {
       int[] segMap = seg.link(prev, file, out);
-      for (int k = 1; k <= oldMax; k++) {
-        int len = prev.length(k);
-        if (len == 0 || gone.contains(k)) continue;
-        starts[k] = reuse(prev, k, segMap, out);
+      long[] prevStarts = prev.starts();
+      int[] prevLengths = prev.lengths();
+      for (int k = 1; k <= oldMax && k < prevLengths.length; k++) {
+        int len = prevLengths[k];
+        if (len == 0 || gone[k]) continue;
+        starts[k] = reuse(prev, k, prevStarts[k], segMap, out);
         lengths[k] = len;
       }
       for (int i = 0; i < addedRecords.size(); i++) {
@@ -417,31 +630,33 @@ public final class IndexUpdater {
     return written;
   }
 
-  /** packages.bin: the records of added packages and of those whose co-packages changed are new; the maps are rebuilt. */
-  private static int writePackages(SnapshotIndex prevIndex, Path dir, Segments seg, Rows rows, int[] byOrder,
-      List<PackageMeta> gone, List<PackageMeta> added, int oldMax, JsonRecords json) throws IOException {
+  /**
+   * packages.bin: the records of added packages and of those whose co-packages changed are new;
+   * the maps are the previous ones with the affected names' entries replaced.
+   */
+  private static int writePackages(SnapshotIndex prevIndex, Path dir, Segments seg, Affected affected, boolean[] gone, int live,
+      List<PackageMeta> added, int oldMax, JsonRecords json) throws IOException {
     RecordFile prev = prevIndex.packagesFile();
     int newMax = oldMax + added.size();
-    Set<String> touched = new HashSet<>();
-    for (PackageMeta m : gone) if (m.sourceRpm() != null) touched.add(m.sourceRpm());
-    for (PackageMeta m : added) if (m.sourceRpm() != null) touched.add(m.sourceRpm());
-    Map<String, List<String>> coPackages = new HashMap<>();
-    for (int k : byOrder) {
-      if (rows.sources[k] != null) coPackages.computeIfAbsent(rows.sources[k], s -> new ArrayList<>()).add(rows.names[k]);
+    byte[][] tailOf = new byte[newMax + 1][]; // the new co-packages tail of each key whose record is rewritten
+    for (Map.Entry<String, int[]> e : affected.coKeys().entrySet()) {
+      byte[] tail = json.packageTail(affected.coNames().get(e.getKey()));
+      for (int k : e.getValue()) tailOf[k] = tail;
     }
-    Map<String, byte[]> tails = new HashMap<>();
     byte[] noSource = json.packageTail(List.of());
     long[] starts = new long[newMax + 1];
     int[] lengths = new int[newMax + 1];
     int written = 0;
     try (RecordFileWriter out = new RecordFileWriter(dir.resolve(IndexFiles.PACKAGES))) {
       int[] segMap = seg.link(prev, IndexFiles.PACKAGES, out);
-      for (int k : byOrder) {
-        String src = rows.sources[k];
+      long[] prevStarts = prev.starts();
+      int[] prevLengths = prev.lengths();
+      for (int k = 1; k <= newMax; k++) {
         boolean isNew = k > oldMax;
-        if (!isNew && (src == null || !touched.contains(src))) {
-          starts[k] = reuse(prev, k, segMap, out);
-          lengths[k] = prev.length(k);
+        if (!isNew && (gone[k] || prevLengths[k] == 0)) continue;
+        if (!isNew && tailOf[k] == null) {
+          starts[k] = reuse(prev, k, prevStarts[k], segMap, out);
+          lengths[k] = prevLengths[k];
           continue;
         }
         byte[] head;
@@ -451,35 +666,18 @@ public final class IndexUpdater {
         } else {
           head = headOf(prev.record(k));
         }
-        byte[] tail = src == null ? noSource
-            : tails.computeIfAbsent(src, s -> json.packageTail(new ArrayList<>(new LinkedHashSet<>(coPackages.get(s)))));
+        byte[] tail = tailOf[k] != null ? tailOf[k] : noSource;
         starts[k] = out.append(head, 0, head.length);
         out.append(tail, 0, tail.length);
         lengths[k] = head.length + tail.length;
         written++;
       }
-      // The maps exactly as a full build makes them: filled in primary's order, so ties and slots come out the same.
-      Map<String, Integer> byName = new LinkedHashMap<>();
-      Map<String, Integer> bySource = new LinkedHashMap<>();
-      Map<String, Integer> byLocation = new LinkedHashMap<>();
-      for (int k : byOrder) {
-        byName.merge(rows.names[k], k, (old, cur) -> rows.evrs[cur].compareTo(rows.evrs[old]) > 0 ? cur : old);
-        String srcName = PackageMeta.sourceNameOf(rows.sources[k]);
-        if (srcName != null) bySource.merge(srcName, k, (old, cur) -> preferForSource(rows, srcName, cur, old) ? cur : old);
-        byLocation.putIfAbsent(rows.locations[k], k);
-      }
-      out.liveCount(byOrder.length);
-      @SuppressWarnings("unchecked")
-      Map<String, Integer>[] maps = new Map[] {byName, bySource, byLocation};
+      out.liveCount(live);
+      RecordFileWriter.Names[] maps = {patchedMap(prev, IndexFiles.BY_NAME, affected.names()),
+          patchedMap(prev, IndexFiles.BY_SOURCE, affected.sources()), patchedMap(prev, IndexFiles.BY_LOCATION, affected.locations())};
       out.finish(starts, lengths, newMax + 1, maps);
     }
     return written;
-  }
-
-  private static boolean preferForSource(Rows rows, String srcName, int candidate, int current) {
-    int c = rows.evrs[candidate].compareTo(rows.evrs[current]);
-    if (c != 0) return c > 0;
-    return rows.names[candidate].equals(srcName) && !rows.names[current].equals(srcName);
   }
 
   /** A /pkg record without its co-packages tail: the tail starts at the last {@code ,"co-packages":[} (names inside it are JSON strings, their quotes escaped). */
@@ -520,24 +718,25 @@ public final class IndexUpdater {
       byte[] key = bytes(n);
       if (key.length > 0xFFFF) continue;
       int r = prev.lookup(0, key);
-      List<Integer> keys = new ArrayList<>();
+      int[] kept = new int[0];
       if (r >= 0) {
         existing.put(n, r);
         ByteBuffer b = prev.record(r);
         if (b != null) {
-          b = b.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-          Set<Integer> out = minus.getOrDefault(n, Set.of());
-          while (b.remaining() >= 4) {
-            int k = b.getInt();
-            if (!out.contains(k)) keys.add(k);
+          kept = new int[b.remaining() / 4];
+          b.duplicate().order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().get(kept);
+          Set<Integer> out = minus.get(n);
+          if (out != null) {
+            int m = 0;
+            for (int k : kept) if (!out.contains(k)) kept[m++] = k;
+            kept = Arrays.copyOf(kept, m);
           }
         }
       }
-      keys.addAll(plus.getOrDefault(n, List.of()));
-      keys.sort((a, c) -> rank[a] != rank[c] ? Integer.compare(rank[c], rank[a]) : Long.compare(order[a], order[c]));
-      int[] arr = new int[keys.size()];
-      for (int i = 0; i < arr.length; i++) arr[i] = keys.get(i);
-      changed.put(n, arr);
+      List<Integer> more = plus.getOrDefault(n, List.of());
+      int[] add = new int[more.size()];
+      for (int i = 0; i < add.length; i++) add[i] = more.get(i);
+      changed.put(n, merge(kept, add, rank, order));
     }
     int prevRecords = prev.keyCount();
     List<String> fresh = new ArrayList<>();
@@ -547,69 +746,79 @@ public final class IndexUpdater {
     int total = prevRecords + fresh.size();
     long[] starts = new long[total];
     int[] lengths = new int[total];
-    Set<Integer> dropped = new HashSet<>();
+    boolean[] dropped = new boolean[total];
+    int[][] replaced = new int[prevRecords][];
     int written = 0;
     try (RecordFileWriter out = new RecordFileWriter(dir.resolve(IndexFiles.DEPS))) {
       int[] segMap = seg.link(prev, IndexFiles.DEPS, out);
-      Map<Integer, int[]> replaced = new HashMap<>();
       for (Map.Entry<String, Integer> e : existing.entrySet()) {
         int[] keys = changed.get(e.getKey());
-        if (keys.length == 0) dropped.add(e.getValue());
-        else replaced.put(e.getValue(), keys);
+        if (keys.length == 0) dropped[e.getValue()] = true;
+        else replaced[e.getValue()] = keys;
       }
       ByteBuffer buf = ByteBuffer.allocate(1 << 12).order(ByteOrder.LITTLE_ENDIAN);
+      long[] prevStarts = prev.starts();
+      int[] prevLengths = prev.lengths();
       for (int r = 0; r < prevRecords; r++) {
-        int[] keys = replaced.get(r);
+        int[] keys = replaced[r];
         if (keys != null) {
           buf = ints(buf, keys);
           starts[r] = out.append(buf.array(), 0, 4 * keys.length);
           lengths[r] = 4 * keys.length;
           written++;
-        } else if (!dropped.contains(r) && prev.length(r) > 0) {
-          starts[r] = reuse(prev, r, segMap, out);
-          lengths[r] = prev.length(r);
+        } else if (!dropped[r] && prevLengths[r] > 0) {
+          starts[r] = reuse(prev, r, prevStarts[r], segMap, out);
+          lengths[r] = prevLengths[r];
         }
       }
+      List<byte[]> freshNames = new ArrayList<>();
+      int[] freshKeys = new int[fresh.size()];
       for (int i = 0; i < fresh.size(); i++) {
         int[] keys = changed.get(fresh.get(i));
         buf = ints(buf, keys);
         starts[prevRecords + i] = out.append(buf.array(), 0, 4 * keys.length);
         lengths[prevRecords + i] = 4 * keys.length;
+        freshNames.add(bytes(fresh.get(i)));
+        freshKeys[i] = prevRecords + i;
         written++;
       }
-      RecordFileWriter.Names map = new RecordFileWriter.Names() {
-        @Override
-        public int size() {
-          return prevRecords + fresh.size(); // at least the names: sizes the table, a few slots to spare
-        }
-
-        @Override
-        public void forEach(Entry each) throws IOException {
-          byte[][] scratch = {new byte[256]};
-          IOException[] failed = {null};
-          prev.forEachName(0, (name, r) -> {
-            if (dropped.contains(r)) return true;
-            int len = name.remaining();
-            if (scratch[0].length < len) scratch[0] = new byte[Math.max(len, scratch[0].length * 2)];
-            name.duplicate().get(scratch[0], 0, len);
-            try {
-              each.accept(scratch[0], 0, len, r);
-            } catch (IOException e) {
-              failed[0] = e;
-              return false;
-            }
-            return true;
-          });
-          if (failed[0] != null) throw failed[0];
-          for (int i = 0; i < fresh.size(); i++) {
-            byte[] b = bytes(fresh.get(i));
-            each.accept(b, 0, b.length, prevRecords + i);
-          }
-        }
-      };
+      // names no package has any more keep their (now empty) record in a copied map; a rewritten one leaves them out
+      RecordFileWriter.Names map = new RecordFileWriter.PatchedMap(prev, 0, freshNames, freshKeys, r -> r < dropped.length && dropped[r]);
       out.finish(starts, lengths, total, new RecordFileWriter.Names[] {map});
     }
     return written;
+  }
+
+  /**
+   * {@code kept} (a previous list, newest first and then in primary's order: the new ranks keep
+   * that order, they only close up or open gaps) and {@code add} merged into one such list.
+   */
+  private static int[] merge(int[] kept, int[] add, int[] rank, long[] order) {
+    java.util.function.IntBinaryOperator cmp = (a, c) -> rank[a] != rank[c] ? Integer.compare(rank[c], rank[a]) : Long.compare(order[a], order[c]);
+    boolean sorted = true;
+    for (int i = 1; i < kept.length && sorted; i++) sorted = cmp.applyAsInt(kept[i - 1], kept[i]) <= 0;
+    if (!sorted || add.length > 1) {
+      Integer[] all = new Integer[kept.length + add.length];
+      for (int i = 0; i < kept.length; i++) all[i] = kept[i];
+      for (int i = 0; i < add.length; i++) all[kept.length + i] = add[i];
+      if (sorted) { // merge: sort only the added ones, then interleave
+        Integer[] a = Arrays.copyOfRange(all, kept.length, all.length);
+        Arrays.sort(a, cmp::applyAsInt);
+        add = new int[a.length];
+        for (int i = 0; i < a.length; i++) add[i] = a[i];
+      } else {
+        Arrays.sort(all, cmp::applyAsInt);
+        int[] out = new int[all.length];
+        for (int i = 0; i < all.length; i++) out[i] = all[i];
+        return out;
+      }
+    }
+    int[] out = new int[kept.length + add.length];
+    int i = 0, j = 0, o = 0;
+    while (i < kept.length && j < add.length) out[o++] = cmp.applyAsInt(add[j], kept[i]) < 0 ? add[j++] : kept[i++];
+    while (i < kept.length) out[o++] = kept[i++];
+    while (j < add.length) out[o++] = add[j++];
+    return out;
   }
 
   private static ByteBuffer ints(ByteBuffer buf, int[] keys) {

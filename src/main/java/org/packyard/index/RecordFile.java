@@ -144,6 +144,29 @@ public final class RecordFile implements AutoCloseable {
     return key < 0 || key >= keyCount ? 0 : getInt(lengthsPos + 4L * key);
   }
 
+  /** Every key's raw start ({@link #start}), read in one go. */
+  long[] starts() throws java.io.IOException {
+    long[] out = new long[keyCount];
+    read(startsPos, 8L * keyCount).asLongBuffer().get(out);
+    return out;
+  }
+
+  /** Every key's record length ({@link #length}), read in one go. */
+  int[] lengths() throws java.io.IOException {
+    int[] out = new int[keyCount];
+    read(lengthsPos, 4L * keyCount).asIntBuffer().get(out);
+    return out;
+  }
+
+  private ByteBuffer read(long pos, long len) throws java.io.IOException {
+    if (len > Integer.MAX_VALUE - 16) throw new java.io.IOException(path + ": a table over 2 GiB");
+    ByteBuffer b = ByteBuffer.allocate((int) len).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+      while (b.hasRemaining()) if (ch.read(b, pos + b.position()) < 0) throw new java.io.IOException(path + " is truncated");
+    }
+    return b.flip();
+  }
+
   /** The longest record, here or in a segment. */
   int maxRecord() {
     return getInt(32);
@@ -215,6 +238,65 @@ public final class RecordFile implements AutoCloseable {
       if (!visitor.visit(slice(entry + 2, len), getInt(entry + 2 + len))) return -1;
     }
     return -1;
+  }
+
+  /** The file this reads. */
+  Path path() {
+    return path;
+  }
+
+  /** Map {@code map}'s number of slots (a power of two). */
+  int mapSlots(int map) {
+    return mapSlotMask[map] + 1;
+  }
+
+  /** Map {@code map}'s slot {@code i}: the name's hash in the high 32 bits, its entry's offset + 1 in the low (0: empty). */
+  long mapSlot(int map, int i) {
+    return getLong(mapSlotsPos[map] + 8L * i);
+  }
+
+  /** Where map {@code map}'s slot table starts in this file. */
+  long mapSlotPos(int map) {
+    return mapSlotsPos[map];
+  }
+
+  /** Where map {@code map}'s entries start in this file, and how many bytes they take. */
+  long mapEntriesPos(int map) {
+    return mapEntriesPos[map];
+  }
+
+  long mapEntriesLength(int map) {
+    return getLong(mapSlotsPos[map] - 24 + 16);
+  }
+
+  /** How many names map {@code map} holds (0 for no such map). */
+  int mapSize(int map) {
+    if (map >= mapSlotMask.length) return 0;
+    int n = 0;
+    for (int i = 0; i <= mapSlotMask[map]; i++) if (getLong(mapSlotsPos[map] + 8L * i) != 0) n++;
+    return n;
+  }
+
+  /** Receives a map entry's name as {@code len} bytes of {@code buf} (reused between calls). */
+  @FunctionalInterface
+  interface NameBytes {
+    void visit(byte[] buf, int len, int key) throws java.io.IOException;
+  }
+
+  /** Every entry of map {@code map} in slot order, its name copied into one reused array (no slice per entry). */
+  void forEachNameBytes(int map, NameBytes visitor) throws java.io.IOException {
+    if (map >= mapSlotMask.length) return;
+    byte[] buf = new byte[256];
+    for (int i = 0; i <= mapSlotMask[map]; i++) {
+      long slot = getLong(mapSlotsPos[map] + 8L * i);
+      if (slot == 0) continue;
+      long entry = mapEntriesPos[map] + ((slot & 0xFFFF_FFFFL) - 1);
+      int len = getShort(entry) & 0xFFFF;
+      if (buf.length < len) buf = new byte[Math.max(len, 2 * buf.length)];
+      if (entry + 2 + len > size) throw new IllegalStateException(path + " is corrupt at " + entry);
+      windows[(int) ((entry + 2) / WINDOW)].get((int) ((entry + 2) % WINDOW), buf, 0, len);
+      visitor.visit(buf, len, getInt(entry + 2 + len));
+    }
   }
 
   /** Receives map entries; return false to stop. */

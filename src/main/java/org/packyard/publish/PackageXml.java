@@ -10,7 +10,8 @@ import java.util.Objects;
  * sha256 (hex), {@code locationHref} where the package lies in the tree.
  */
 public record PackageXml(
-    String pkgId, String name, String arch, String locationHref, byte[] primary, byte[] filelists, byte[] other) {
+    String pkgId, String name, String arch, String locationHref, byte[] primary, byte[] filelists, byte[] other)
+    implements RepoWriter.Source {
 
   public PackageXml {
     Objects.requireNonNull(pkgId, "pkgId");
@@ -20,5 +21,20 @@ public record PackageXml(
     Objects.requireNonNull(primary, "primary");
     Objects.requireNonNull(filelists, "filelists");
     Objects.requireNonNull(other, "other");
+  }
+
+  @Override
+  public byte[] fragment(int type) {
+    return switch (type) {
+      case 0 -> primary;
+      case 1 -> filelists;
+      default -> other;
+    };
+  }
+
+  @Override
+  public long openLength(int type) {
+    byte[] f = fragment(type);
+    return f.length + (f.length == 0 || f[f.length - 1] != '\n' ? 1 : 0);
   }
 }

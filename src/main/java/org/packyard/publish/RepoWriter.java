@@ -49,7 +49,8 @@ import org.packyard.config.MetadataCompression;
  *
  * <p>Cost of a publish: the changed chunks are compressed; every other chunk's compressed bytes
  * are copied and hashed (the file's sha256); every package's XML is hashed once more for
- * repomd.xml's open-checksum (SHA-256 cannot be combined from per-chunk sums).
+ * repomd.xml's open-checksum (SHA-256 cannot be combined from per-chunk sums), unless the writer
+ * leaves open checksums out ({@link #withoutOpenChecksums}).
  */
 public final class RepoWriter {
   /** The three files, in the order of {@link ChunkTable.Chunk#pieces()}. */
@@ -117,15 +118,52 @@ public final class RepoWriter {
     };
   }
 
+  /**
+   * One package as the writer takes it: {@link PackageXml}, or a form that keeps its XML elsewhere
+   * (on disk) and reads it only when asked: the writer asks for a package's fragments only when
+   * its chunk is compressed again (or, with open checksums, to hash them).
+   */
+  public interface Source {
+    String pkgId();
+
+    String name();
+
+    String locationHref();
+
+    /** The element of file {@code type} (an index into {@link #TYPES}). */
+    byte[] fragment(int type) throws IOException;
+
+    /** The bytes the element adds to its document: its length, plus one for the newline added when it lacks one. */
+    long openLength(int type);
+  }
+
+  private static final Comparator<Source> SOURCE_ORDER = Comparator.comparing(Source::name).thenComparing(Source::pkgId);
+
   private final MetadataCompression compression;
   private final int chunkPackages;
+  private final boolean openChecksums;
 
   /** {@code chunkPackages}: the average number of packages a chunk holds (1 to 1,000,000). */
   public RepoWriter(MetadataCompression compression, int chunkPackages) {
+    this(compression, chunkPackages, true);
+  }
+
+  private RepoWriter(MetadataCompression compression, int chunkPackages, boolean openChecksums) {
     if (compression == null) throw new IllegalArgumentException("compression is null");
     if (chunkPackages < 1 || chunkPackages > 1_000_000) throw new IllegalArgumentException("chunkPackages must be 1-1000000, got: " + chunkPackages);
     this.compression = compression;
     this.chunkPackages = chunkPackages;
+    this.openChecksums = openChecksums;
+  }
+
+  /**
+   * This writer, but leaving out each file's open-checksum and open-size (optional in repomd.xml:
+   * dnf and libsolv verify the compressed file's checksum). Then a publish reads no package's XML
+   * but those of the chunks it compresses; with them, it hashes every package's XML again (the
+   * content's sha256 cannot be combined from the chunks'): hundreds of MB at 100,000 packages.
+   */
+  public RepoWriter withoutOpenChecksums() {
+    return new RepoWriter(compression, chunkPackages, false);
   }
 
   /**
@@ -141,7 +179,7 @@ public final class RepoWriter {
    * (e.g. {@code blobStore::path}); it is asked only for files holding a chunk being reused, and
    * when one is gone the write fails with IOException (write again with {@link ChunkTable#EMPTY}).
    */
-  public Result write(Path dir, Collection<? extends PackageXml> packages, ChunkTable previous, Function<String, Path> previousFiles)
+  public Result write(Path dir, Collection<? extends Source> packages, ChunkTable previous, Function<String, Path> previousFiles)
       throws IOException {
     ChunkCodec codec = ChunkCodec.of(compression);
     Map<String, ChunkTable.Chunk> reusable = new HashMap<>();
@@ -151,27 +189,28 @@ public final class RepoWriter {
     FileChannel[] sources = new FileChannel[TYPES.size()];
     try {
       for (int t = 0; t < outs.length; t++) {
-        outs[t] = new Out(dir.resolve(TYPES.get(t) + ".xml." + compression.extension()), codec);
+        outs[t] = new Out(dir.resolve(TYPES.get(t) + ".xml." + compression.extension()), codec, openChecksums);
         outs[t].raw(codec.begin());
         outs[t].compress(bytes(String.format(HEADERS[t], n)));
       }
       List<ChunkTable.Chunk> chunks = new ArrayList<>();
-      List<PackageXml> current = new ArrayList<>();
+      List<Source> current = new ArrayList<>();
       MessageDigest key = MetadataFile.newSha256();
       int count = 0, compressed = 0, reused = 0;
-      PackageXml last = null;
+      Source last = null;
+      byte[] scratch = new byte[256];
       Chunker chunker = new Chunker(outs, sources, previous, previousFiles);
-      for (PackageXml p : packages) {
-        if (last != null && ORDER.compare(last, p) >= 0) {
+      for (Source p : packages) {
+        if (last != null && SOURCE_ORDER.compare(last, p) >= 0) {
           throw new IllegalArgumentException("packages must be sorted by name then pkgId without duplicates: "
               + last.name() + " " + last.pkgId() + " then " + p.name() + " " + p.pkgId());
         }
         last = p;
         count++;
         current.add(p);
-        key.update(bytes(p.pkgId()));
+        utf8(key, p.pkgId(), scratch);
         key.update((byte) 0);
-        key.update(bytes(p.locationHref()));
+        utf8(key, p.locationHref(), scratch);
         key.update((byte) '\n');
         if (boundary(p.pkgId(), chunkPackages) || current.size() >= 4 * chunkPackages) {
           if (chunker.flush(current, HexFormat.of().formatHex(key.digest()), reusable, chunks)) reused++; else compressed++;
@@ -213,20 +252,30 @@ public final class RepoWriter {
     return Long.remainderUnsigned(h, every) == 0;
   }
 
+  /** Hashes {@code s} as UTF-8, an ASCII one without allocating (a publish hashes every package's pkgId and location). */
+  private static void utf8(MessageDigest d, String s, byte[] scratch) {
+    int n = s.length();
+    if (n <= scratch.length) {
+      int i = 0;
+      for (; i < n; i++) {
+        char c = s.charAt(i);
+        if (c >= 0x80) break;
+        scratch[i] = (byte) c;
+      }
+      if (i == n) {
+        d.update(scratch, 0, n);
+        return;
+      }
+    }
+    d.update(bytes(s));
+  }
+
   private static byte[] bytes(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
   private static boolean needsNewline(byte[] fragment) {
     return fragment.length == 0 || fragment[fragment.length - 1] != '\n';
-  }
-
-  private static byte[] fragment(PackageXml p, int type) {
-    return switch (type) {
-      case 0 -> p.primary();
-      case 1 -> p.filelists();
-      default -> p.other();
-    };
   }
 
   /** Writes one chunk of packages to the three files: reused from the previous files, or compressed. */
@@ -245,14 +294,11 @@ public final class RepoWriter {
     }
 
     /** Returns true when the chunk was reused. */
-    boolean flush(List<PackageXml> packages, String key, Map<String, ChunkTable.Chunk> reusable, List<ChunkTable.Chunk> chunks)
+    boolean flush(List<Source> packages, String key, Map<String, ChunkTable.Chunk> reusable, List<ChunkTable.Chunk> chunks)
         throws IOException {
       long[] openSizes = new long[outs.length];
-      for (PackageXml p : packages) {
-        for (int t = 0; t < outs.length; t++) {
-          byte[] f = fragment(p, t);
-          openSizes[t] += f.length + (needsNewline(f) ? 1 : 0);
-        }
+      for (Source p : packages) {
+        for (int t = 0; t < outs.length; t++) openSizes[t] += p.openLength(t);
       }
       ChunkTable.Chunk old = reusable.get(key);
       boolean reuse = old != null && old.packages() == packages.size() && old.pieces().size() == outs.length;
@@ -260,8 +306,9 @@ public final class RepoWriter {
       List<ChunkTable.Piece> pieces = new ArrayList<>(outs.length);
       for (int t = 0; t < outs.length; t++) {
         if (reuse) {
-          for (PackageXml p : packages) {
-            byte[] f = fragment(p, t);
+          for (Source p : packages) {
+            if (outs[t].open == null) break;
+            byte[] f = p.fragment(t);
             outs[t].open.update(f);
             if (needsNewline(f)) outs[t].open.update((byte) '\n');
           }
@@ -270,8 +317,8 @@ public final class RepoWriter {
           if (openSizes[t] > Integer.MAX_VALUE - 16) throw new IllegalArgumentException("a chunk's " + TYPES.get(t) + " XML exceeds 2 GiB");
           int len = 0;
           if (buf.length < openSizes[t]) buf = new byte[(int) Math.max(openSizes[t], Math.min(Integer.MAX_VALUE - 16, 2L * buf.length))];
-          for (PackageXml p : packages) {
-            byte[] f = fragment(p, t);
+          for (Source p : packages) {
+            byte[] f = p.fragment(t);
             System.arraycopy(f, 0, buf, len, f.length);
             len += f.length;
             if (needsNewline(f)) buf[len++] = '\n';
@@ -301,12 +348,14 @@ public final class RepoWriter {
     final FileChannel ch;
     final ChunkCodec codec;
     final MessageDigest sha = MetadataFile.newSha256();
-    final MessageDigest open = MetadataFile.newSha256();
+    /** Null without open checksums. */
+    final MessageDigest open;
     final List<long[]> blocks = new ArrayList<>();
     final ByteBuffer copyBuf = ByteBuffer.allocate(1 << 16);
     long size, openSize;
 
-    Out(Path path, ChunkCodec codec) throws IOException {
+    Out(Path path, ChunkCodec codec, boolean openChecksum) throws IOException {
+      this.open = openChecksum ? MetadataFile.newSha256() : null;
       this.path = path;
       this.codec = codec;
       this.ch = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
@@ -325,7 +374,7 @@ public final class RepoWriter {
     }
 
     ChunkTable.Piece compress(byte[] content, int length) throws IOException {
-      open.update(content, 0, length);
+      if (open != null) open.update(content, 0, length);
       ChunkCodec.Compressed c = codec.compress(content, length);
       long offset = size;
       raw(c.bytes());
@@ -357,7 +406,8 @@ public final class RepoWriter {
     MetadataFile close(String type, String suffix) throws IOException {
       ch.force(false);
       ch.close();
-      return new MetadataFile(type, suffix, path, HexFormat.of().formatHex(sha.digest()), size, HexFormat.of().formatHex(open.digest()), openSize);
+      return new MetadataFile(type, suffix, path, HexFormat.of().formatHex(sha.digest()), size,
+          open == null ? null : HexFormat.of().formatHex(open.digest()), openSize);
     }
   }
 }

@@ -41,4 +41,26 @@ class SnapshotDiffTest {
     assertThat(text(d.added())).containsExactly("c.noarch " + new Evr("0", "1", "1"));
     assertThat(text(d.removed())).containsExactly("b.noarch " + new Evr("0", "0.9", "1"));
   }
+
+  /** The changes feed of an incremental publish compares only the names and arches it changed: the same diff as of everything. */
+  @Test
+  void ofGroups_ofTheChangedNamesOnly_equalsTheDiffOfEverything() {
+    java.util.Random rnd = new java.util.Random(11);
+    for (int round = 0; round < 50; round++) {
+      List<Nevra> before = new java.util.ArrayList<>(), after = new java.util.ArrayList<>();
+      for (int i = 0; i < 60; i++) {
+        Nevra p = n("p" + rnd.nextInt(15), rnd.nextBoolean() ? "x86_64" : "noarch", "0", "1." + rnd.nextInt(4), "1");
+        if (rnd.nextInt(10) < 8) before.add(p);
+        if (rnd.nextInt(10) < 8) after.add(p);
+      }
+      if (before.isEmpty()) continue;
+      java.util.Set<String> changed = new java.util.HashSet<>();
+      for (Nevra p : before) if (!after.contains(p)) changed.add(p.name() + "." + p.arch());
+      for (Nevra p : after) if (!before.contains(p)) changed.add(p.name() + "." + p.arch());
+      SnapshotDiff all = SnapshotDiff.of(before, after);
+      SnapshotDiff some = SnapshotDiff.ofGroups(before.stream().filter(p -> changed.contains(p.name() + "." + p.arch())).toList(),
+          after.stream().filter(p -> changed.contains(p.name() + "." + p.arch())).toList());
+      assertThat(some).isEqualTo(all);
+    }
+  }
 }

@@ -302,6 +302,47 @@ class HostingTest {
     for (Path p : many) assertThat(locs).contains("Packages/p/" + p.getFileName());
   }
 
+  /** Polls {@code done} (the server works on other threads) for up to a minute. */
+  static void until(java.util.function.BooleanSupplier done, String what) throws InterruptedException {
+    long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (!done.getAsBoolean()) {
+      if (System.nanoTime() > end) throw new AssertionError("timed out waiting: " + what);
+      Thread.sleep(5);
+    }
+  }
+
+  @Test
+  void anUploadWaitsForOneStillBeingReceived_andBothArePublishedInOneSnapshot() throws Exception {
+    HostedRepositories hosted = server.server.services().hosted;
+    RepositoryConfig many = repos.get(1);
+    hosted.arrivalWait(many.name(), Duration.ofMinutes(10).toMillis()); // the wait ends when the upload on its way arrives
+    try {
+      Path a = Rpms.tiny(tmp.resolve("wa"), "pky-wait-a", "1", 1_700_000_000L);
+      Path b = Rpms.tiny(tmp.resolve("wb"), "pky-wait-b", "1", 1_700_000_000L);
+      hosted.expect(many); // what the PUT route says when it starts receiving a body: one upload on its way
+      CompletableFuture<HttpResponse<String>> fa = HTTP.sendAsync(HttpRequest.newBuilder(URI.create(server.base()
+              + "/api/v1/repositories/team/many/packages/" + a.getFileName())).timeout(Duration.ofSeconds(120))
+          .header("Authorization", "Bearer " + editor).PUT(HttpRequest.BodyPublishers.ofFile(a)).build(),
+          HttpResponse.BodyHandlers.ofString());
+      until(() -> hosted.waitingForArrivals(many.name()), "a's publish waits for the upload on its way");
+      CompletableFuture<HttpResponse<String>> fb = HTTP.sendAsync(HttpRequest.newBuilder(URI.create(server.base()
+              + "/api/v1/repositories/team/many/packages/" + b.getFileName())).timeout(Duration.ofSeconds(120))
+          .header("Authorization", "Bearer " + editor).PUT(HttpRequest.BodyPublishers.ofFile(b)).build(),
+          HttpResponse.BodyHandlers.ofString());
+      until(() -> hosted.queued(many.name()) == 2, "b queued behind a");
+      assertThat(fa).isNotDone();
+      hosted.notExpected(many); // the upload on its way was refused: the wait ends
+      HttpResponse<String> ra = fa.get(), rb = fb.get();
+      assertThat(ra.statusCode()).as(ra.body()).isEqualTo(201);
+      assertThat(rb.statusCode()).as(rb.body()).isEqualTo(201);
+      assertThat(new JsonObject(ra.body()).getString("snapshot")).as("one publish for both")
+          .isEqualTo(new JsonObject(rb.body()).getString("snapshot"));
+      assertThat(hosted.arriving(many.name())).isZero();
+    } finally {
+      hosted.arrivalWait("team/many", HostedPublisher.ARRIVAL_WAIT_MS);
+    }
+  }
+
   @Test
   void restart_bringsTheHostedPackagesBack() throws Exception {
     Path dataDir = tmp.resolve("restart-data");

@@ -172,6 +172,7 @@ class IndexUpdaterTest {
     assertThat(bytes(a.filesRecord(ka))).as(what + " /files").isEqualTo(bytes(b.filesRecord(kb)));
     assertThat(bytes(a.changelogRecord(ka))).as(what + " /changelog").isEqualTo(bytes(b.changelogRecord(kb)));
     assertThat(a.content(ka)).as(what + " content").isEqualTo(b.content(kb));
+    assertThat(a.rank(ka)).as(what + " rank in version order").isEqualTo(b.rank(kb));
   }
 
   private static List<String> locations(SnapshotIndex i, int[] keys) {

@@ -106,6 +106,64 @@ class RepoWriterTest {
     assertThat(RpmMdFragments.open(third.files().get(1).path())).isEqualTo(document(1, minus));
   }
 
+  /** A package whose XML may be read only while {@code readable} says so. */
+  private record Guarded(PackageXml x, boolean[] readable) implements RepoWriter.Source {
+    public String pkgId() {
+      return x.pkgId();
+    }
+
+    public String name() {
+      return x.name();
+    }
+
+    public String locationHref() {
+      return x.locationHref();
+    }
+
+    public byte[] fragment(int type) {
+      if (!readable[0]) throw new IllegalStateException("read the XML of " + x.name() + ", whose chunk is reused");
+      return x.fragment(type);
+    }
+
+    public long openLength(int type) {
+      return x.openLength(type);
+    }
+  }
+
+  @Test
+  void withoutOpenChecksums_readsOnlyTheChunksItCompresses_andWritesTheSameFiles() throws Exception {
+    List<PackageXml> base = new ArrayList<>();
+    for (int i = 0; i < 3000; i++) base.add(RpmMdFragments.synthetic("q" + (i % 300), i));
+    base.sort(RepoWriter.ORDER);
+    RepoWriter with = new RepoWriter(MetadataCompression.GZ, 100), without = with.withoutOpenChecksums();
+    RepoWriter.Result first = publish(tmp.resolve("o1"), without, base, ChunkTable.EMPTY);
+    PackageXml extra = RpmMdFragments.synthetic("q150", 77_777);
+    List<PackageXml> plus = new ArrayList<>(base);
+    plus.add(extra);
+    plus.sort(RepoWriter.ORDER);
+    // Only the packages of the chunks around the new one may be read: mark them by the chunk table.
+    RepoWriter.Result probe = with.write(Files.createDirectories(tmp.resolve("probe")), plus, first.table(), lookup);
+    List<RepoWriter.Source> guarded = new ArrayList<>();
+    int at = 0;
+    for (ChunkTable.Chunk c : probe.table().chunks()) {
+      boolean reused = first.table().chunks().stream().anyMatch(o -> o.key().equals(c.key()));
+      boolean[] r = {!reused};
+      for (int i = 0; i < c.packages(); i++) guarded.add(new Guarded(plus.get(at++), r));
+    }
+    assertThat(at).isEqualTo(plus.size());
+    Path work = Files.createDirectories(tmp.resolve("guarded"));
+    RepoWriter.Result second = without.write(work, guarded, first.table(), lookup);
+    assertThat(second.chunksCompressed()).isBetween(1, 2);
+    RepoWriter.Result full = with.write(Files.createDirectories(tmp.resolve("fullo")), plus, ChunkTable.EMPTY, lookup);
+    for (int t = 0; t < 3; t++) {
+      assertThat(second.files().get(t).sha256()).isEqualTo(full.files().get(t).sha256());
+      assertThat(second.files().get(t).openSha256()).isNull();
+      assertThat(full.files().get(t).openSha256()).isEqualTo(RpmMdFragments.sha256(document(t, plus)));
+    }
+    String repomd = new String(RepomdXml.write("1", Instant.ofEpochSecond(1), second.files()), java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(repomd).contains("<checksum type=\"sha256\">" + second.files().get(0).sha256()).doesNotContain("open-checksum");
+  }
+
   @Test
   void insertAtTheFront_doesNotShiftLaterChunks() throws Exception {
     List<PackageXml> base = new ArrayList<>();
