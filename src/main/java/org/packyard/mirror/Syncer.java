@@ -518,13 +518,30 @@ public final class Syncer implements AutoCloseable {
       refs.add(new Manifest.FileRef(f.type(), f.href(), b.shas().get(i), blobs.size(b.shas().get(i))));
     }
     String filters = fingerprint(repo);
-    Manifest m = new Manifest(Manifest.FORMAT, repo.name(), snapshots.newId(repomdSha),
+    Manifest m = new Manifest(Manifest.FORMAT, repo.name(), snapshots.newId(identity(repomdSha, sigs)),
         clock.instant().toString(), repo.upstream().toString(), md.revision(), b.stats().packages(), refs,
         filters == null ? null : upstreamRepomdSha, filters, mirrors);
     Published pub = pass.publish(b.staging(), m);
     LOG.info(repo.name() + ": published " + m.id() + " (durable in " + (System.nanoTime() - t0) / 1_000_000 + " ms)");
     onPublish.accept(pub);
     return pub;
+  }
+
+  /**
+   * The hash that names a snapshot: repomd.xml's, combined with its signature files' when it has
+   * any. A filtered mirror whose key changes signs the same repomd.xml anew, and that snapshot
+   * must not take the name of the one before it (within the same second they would collide).
+   */
+  static String identity(String repomdSha, List<Manifest.FileRef> sigs) {
+    if (sigs.isEmpty()) return repomdSha;
+    try {
+      java.security.MessageDigest d = java.security.MessageDigest.getInstance("SHA-256");
+      d.update(repomdSha.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      for (Manifest.FileRef f : sigs) d.update(("\n" + f.type() + "=" + f.sha256()).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      return java.util.HexFormat.of().formatHex(d.digest());
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is part of every JDK", e);
+    }
   }
 
   private VerifyingXmlSource source(RepoFile f, Map<String, String> shaByType) {
