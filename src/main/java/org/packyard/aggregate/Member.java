@@ -49,11 +49,22 @@ record Member(String name, String snapshotId, List<Pkg> packages, List<Updateinf
   }
 
   static Member load(Published snapshot, BlobStore blobs) throws IOException {
-    return load(snapshot, blobs, Runnable::run);
+    return load(snapshot, blobs, Runnable::run, null);
   }
 
-  /** As {@link #load(Published, BlobStore)}, reading filelists and other on {@code background} while this thread reads primary. */
-  static Member load(Published snapshot, BlobStore blobs, java.util.concurrent.Executor background) throws IOException {
+  /** Whether {@code previous} (null: none) has the same file, by type and content, as {@code f}. */
+  private static boolean sameFile(Member previous, Manifest.FileRef f) {
+    if (previous == null) return false;
+    Manifest.FileRef p = previous.files().get(f.type());
+    return p != null && p.sha256().equals(f.sha256());
+  }
+
+  /**
+   * As {@link #load(Published, BlobStore)}, reading filelists and other on {@code background} while
+   * this thread reads primary, and taking over {@code previous}'s advisories and comps (this
+   * member's snapshot before, or null) where the files are the same.
+   */
+  static Member load(Published snapshot, BlobStore blobs, java.util.concurrent.Executor background, Member previous) throws IOException {
     String prefix = prefix(snapshot.repository());
     Manifest m = snapshot.manifest();
     Map<String, Manifest.FileRef> byType = new HashMap<>();
@@ -104,10 +115,14 @@ record Member(String name, String snapshotId, List<Pkg> packages, List<Updateinf
       }
     }
     Manifest.FileRef ui = byType.get("updateinfo");
-    List<Updateinfo.Entry> advisories = ui == null ? List.of() : Updateinfo.read(read(blobs, ui), where);
+    // The member's previous snapshot often carries the same updateinfo and comps files (a package
+    // change keeps them): their parsed entries are taken over instead of read again.
+    List<Updateinfo.Entry> advisories = ui == null ? List.of()
+        : sameFile(previous, ui) ? previous.advisories() : Updateinfo.read(read(blobs, ui), where);
     Manifest.FileRef group = byType.get("group");
     for (String t : List.of("group_gz", "group_zst", "group_xz")) if (group == null) group = byType.get(t);
-    List<Comps.Entry> comps = group == null ? List.of() : Comps.read(read(blobs, group), where);
+    List<Comps.Entry> comps = group == null ? List.of()
+        : sameFile(previous, group) ? previous.comps() : Comps.read(read(blobs, group), where);
     return new Member(snapshot.repository(), m.id(), List.copyOf(pkgs), advisories, comps, Map.copyOf(byType));
   }
 
