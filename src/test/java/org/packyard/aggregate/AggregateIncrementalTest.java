@@ -34,6 +34,11 @@ import org.packyard.rpm.PackageMeta;
 import org.packyard.rpm.PrimaryParser;
 import org.packyard.store.Manifest;
 import org.packyard.synth.Synth;
+import static org.packyard.testkit.IndexViews.assertSame;
+import static org.packyard.testkit.IndexViews.hits;
+import static org.packyard.testkit.IndexViews.rows;
+import static org.packyard.testkit.IndexViews.stream;
+
 import org.packyard.testkit.Exec;
 import org.packyard.testkit.TestServer;
 import org.packyard.testkit.Tools;
@@ -133,13 +138,13 @@ class AggregateIncrementalTest {
         for (PackageMeta m : metas) {
           names.add(m.name());
           byte[] l = m.locationHref().getBytes(StandardCharsets.UTF_8);
-          same(inc, inc.byLocation(l), full, full.byLocation(l), "location " + m.locationHref());
+          assertSame(inc, inc.byLocation(l), full, full.byLocation(l), "location " + m.locationHref());
           for (String w : (m.summary() + " " + m.name()).split("[^\\p{L}\\p{N}]+")) if (w.length() > 2) words.add(w);
         }
         names.add("pky-small-gone");
         for (String n : names) {
           byte[] b = n.getBytes(StandardCharsets.UTF_8);
-          same(inc, inc.newest(b), full, full.newest(b), "newest " + n);
+          assertSame(inc, inc.newest(b), full, full.newest(b), "newest " + n);
           assertThat(rows(inc, IndexSearch.packagesNamed(inc, n))).as("packagesNamed " + n).isEqualTo(rows(full, IndexSearch.packagesNamed(full, n)));
         }
         List<String> queries = new ArrayList<>(words).subList(0, Math.min(words.size(), 200));
@@ -174,40 +179,4 @@ class AggregateIncrementalTest {
     };
   }
 
-  private static void same(SnapshotIndex a, int ka, SnapshotIndex b, int kb, String what) {
-    assertThat(ka < 0).as(what + " found").isEqualTo(kb < 0);
-    if (ka < 0) return;
-    assertThat(bytes(a.packageRecord(ka))).as(what + " /pkg").isEqualTo(bytes(b.packageRecord(kb)));
-    assertThat(bytes(a.filesRecord(ka))).as(what + " /files").isEqualTo(bytes(b.filesRecord(kb)));
-    assertThat(bytes(a.changelogRecord(ka))).as(what + " /changelog").isEqualTo(bytes(b.changelogRecord(kb)));
-    assertThat(a.content(ka)).as(what + " content").isEqualTo(b.content(kb));
-  }
-
-  private static List<String> stream(SnapshotIndex i) {
-    List<String> out = new ArrayList<>();
-    i.forEachNewest((name, key) -> out.add(RecordFile.string(name) + " " + i.content(key).href()));
-    return out;
-  }
-
-  private static List<String> hits(SnapshotIndex i, List<IndexSearch.Hit> hits) {
-    List<String> out = new ArrayList<>();
-    for (IndexSearch.Hit h : hits) {
-      out.add(h.tier() + " " + h.name() + " " + h.score() + " " + h.arch() + " " + h.evr() + " " + h.summary() + " " + i.content(h.key()).href());
-    }
-    return out;
-  }
-
-  private static List<String> rows(SnapshotIndex i, List<IndexSearch.Row> rows) {
-    List<String> out = new ArrayList<>();
-    for (IndexSearch.Row r : rows) out.add(String.join(" ", r.arch(), r.evr(), String.valueOf(r.license()), String.valueOf(r.sizePackage()),
-        String.valueOf(r.sizeInstalled()), String.valueOf(r.timeBuild()), r.locationHref(), i.content(r.key()).href()));
-    return out;
-  }
-
-  private static String bytes(ByteBuffer b) {
-    if (b == null) return null;
-    byte[] out = new byte[b.remaining()];
-    b.duplicate().get(out);
-    return new String(out, StandardCharsets.ISO_8859_1);
-  }
 }

@@ -1,6 +1,10 @@
 package org.packyard.index;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.packyard.testkit.IndexViews.assertSame;
+import static org.packyard.testkit.IndexViews.hits;
+import static org.packyard.testkit.IndexViews.rows;
+import static org.packyard.testkit.IndexViews.stream;
 
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -165,48 +169,11 @@ class IndexUpdaterTest {
   }
 
   /** Two keys stand for the same package: the same records, byte for byte. */
-  private static void assertSame(SnapshotIndex a, int ka, SnapshotIndex b, int kb, String what) {
-    assertThat(ka < 0).as(what + " found").isEqualTo(kb < 0);
-    if (ka < 0) return;
-    assertThat(bytes(a.packageRecord(ka))).as(what + " /pkg").isEqualTo(bytes(b.packageRecord(kb)));
-    assertThat(bytes(a.filesRecord(ka))).as(what + " /files").isEqualTo(bytes(b.filesRecord(kb)));
-    assertThat(bytes(a.changelogRecord(ka))).as(what + " /changelog").isEqualTo(bytes(b.changelogRecord(kb)));
-    assertThat(a.content(ka)).as(what + " content").isEqualTo(b.content(kb));
-    assertThat(a.rank(ka)).as(what + " rank in version order").isEqualTo(b.rank(kb));
-  }
 
   private static List<String> locations(SnapshotIndex i, int[] keys) {
     List<String> out = new ArrayList<>();
     for (int k : keys) out.add(i.content(k).href());
     return out;
-  }
-
-  private static List<String> stream(SnapshotIndex i) {
-    List<String> out = new ArrayList<>();
-    i.forEachNewest((name, key) -> out.add(RecordFile.string(name) + " " + i.content(key).href()));
-    return out;
-  }
-
-  private static List<String> hits(SnapshotIndex i, List<IndexSearch.Hit> hits) {
-    List<String> out = new ArrayList<>();
-    for (IndexSearch.Hit h : hits) {
-      out.add(h.tier() + " " + h.name() + " " + h.score() + " " + h.arch() + " " + h.evr() + " " + h.summary() + " " + i.content(h.key()).href());
-    }
-    return out;
-  }
-
-  private static List<String> rows(SnapshotIndex i, List<IndexSearch.Row> rows) {
-    List<String> out = new ArrayList<>();
-    for (IndexSearch.Row r : rows) out.add(String.join(" ", r.arch(), r.evr(), String.valueOf(r.license()), String.valueOf(r.sizePackage()),
-        String.valueOf(r.sizeInstalled()), String.valueOf(r.timeBuild()), r.locationHref(), i.content(r.key()).href()));
-    return out;
-  }
-
-  private static String bytes(ByteBuffer b) {
-    if (b == null) return null;
-    byte[] out = new byte[b.remaining()];
-    b.duplicate().get(out);
-    return new String(out, StandardCharsets.ISO_8859_1); // byte for byte
   }
 
   private SnapshotIndex full(TreeMap<String, Pkg> set, String name) throws Exception {
