@@ -11,7 +11,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.packyard.access.Principal;
@@ -35,7 +34,6 @@ import org.packyard.testkit.Tools;
  */
 class AggregateReplicaTest {
   static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-  static final Duration SAFETY = Duration.ofMinutes(2);
   @TempDir Path tmp;
 
   TestServer replica(String name, StateConfig state, S3Proxy s3) throws Exception {
@@ -51,19 +49,6 @@ class AggregateReplicaTest {
         .withState(state)
         .withBlobs(BlobsConfig.parse("test: blobs", s3.blobsUrl("packyard", "pky"), BlobsConfig.Serve.PROXY),
             new CacheConfig(tmp.resolve(name + "-cache"), 256L << 20)), Clock.systemUTC());
-  }
-
-  static void await(BooleanSupplier cond) throws InterruptedException {
-    long t0 = System.nanoTime();
-    while (!cond.getAsBoolean()) {
-      if (System.nanoTime() - t0 > SAFETY.toNanos()) throw new AssertionError("not within " + SAFETY);
-      Thread.sleep(10);
-    }
-  }
-
-  static String servedId(TestServer s, String repo) {
-    var served = s.server.catalog().view().repository(repo);
-    return served == null ? null : served.snapshot().id();
   }
 
   static String primary(TestServer s) throws Exception {
@@ -105,18 +90,18 @@ class AggregateReplicaTest {
           String marker = "/" + p.getFileName().toString();
           // Both replicas serve an aggregate snapshot holding the member's new package.
           for (TestServer s : List.of(one, two)) {
-            await(() -> member.equals(servedId(s, "team/ours")));
-            await(() -> {
+            TestServer.await(() -> member.equals(s.servedId("team/ours")));
+            TestServer.await(() -> {
               try {
-                return servedId(s, "team/all") != null && primary(s).contains(marker);
+                return s.servedId("team/all") != null && primary(s).contains(marker);
               } catch (Exception e) {
                 throw new AssertionError(e);
               }
             });
           }
-          assertThat(servedId(two, "team/all")).isEqualTo(servedId(one, "team/all"));
+          assertThat(two.servedId("team/all")).isEqualTo(one.servedId("team/all"));
           var pointer = one.server.services().state.snapshotPointer("team/all").orElseThrow();
-          assertThat(pointer.snapshotId()).isEqualTo(servedId(one, "team/all"));
+          assertThat(pointer.snapshotId()).isEqualTo(one.servedId("team/all"));
           assertThat(pointer.publishedBy()).isIn(one.server.services().replica, two.server.services().replica);
         }
         // Each member publish made exactly one aggregate snapshot, by one replica.
@@ -150,9 +135,9 @@ class AggregateReplicaTest {
             .timeout(Duration.ofSeconds(120)).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
         String marker = "/" + a.getFileName();
-        await(() -> {
+        TestServer.await(() -> {
           try {
-            return servedId(two, "team/all") != null && primary(two).contains(marker);
+            return two.servedId("team/all") != null && primary(two).contains(marker);
           } catch (Exception e) {
             throw new AssertionError(e);
           }

@@ -15,7 +15,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -72,19 +71,6 @@ class BlobCollectorReplicaTest {
     return s;
   }
 
-  static void await(BooleanSupplier cond) throws InterruptedException {
-    long t0 = System.nanoTime();
-    while (!cond.getAsBoolean()) {
-      if (System.nanoTime() - t0 > Duration.ofMinutes(2).toNanos()) throw new AssertionError("not within 2 minutes (against a hang)");
-      Thread.sleep(10);
-    }
-  }
-
-  static String servedId(TestServer s, String repo) {
-    var served = s.server.catalog().view().repository(repo);
-    return served == null ? null : served.snapshot().id();
-  }
-
   static Set<String> referenced(SnapshotStore snapshots) throws Exception {
     Set<String> out = new HashSet<>();
     for (String repo : snapshots.repositories()) {
@@ -134,9 +120,9 @@ class BlobCollectorReplicaTest {
       JsonObject body = new JsonObject(resp.body());
       if (step[0].equals("PUT")) shas.add(body.getString("sha256"));
       String id = body.getString("snapshot");
-      await(() -> id.equals(servedId(b, HOSTED))); // b installs every snapshot, so it keeps what a keeps
+      TestServer.await(() -> id.equals(b.servedId(HOSTED))); // b installs every snapshot, so it keeps what a keeps
     }
-    await(() -> servedId(a, MIRROR).equals(servedId(b, MIRROR)));
+    TestServer.await(() -> a.servedId(MIRROR).equals(b.servedId(MIRROR)));
     Services sa = a.server.services(), sb = b.server.services();
     Set<String> keep = referenced(sa.snapshots);
     keep.addAll(referenced(sb.snapshots));
@@ -157,6 +143,6 @@ class BlobCollectorReplicaTest {
     assertThat(sb.blobs.has(sb.state.snapshotPointer(HOSTED).orElseThrow().indexSha256())).as("the published index blob").isTrue();
     // A new replica starting now installs everything from the bucket.
     TestServer c = replica("c", state, repos);
-    await(() -> servedId(a, HOSTED).equals(servedId(c, HOSTED)) && servedId(a, MIRROR).equals(servedId(c, MIRROR)));
+    TestServer.await(() -> a.servedId(HOSTED).equals(c.servedId(HOSTED)) && a.servedId(MIRROR).equals(c.servedId(MIRROR)));
   }
 }

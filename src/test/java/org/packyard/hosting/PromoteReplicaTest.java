@@ -13,7 +13,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.TreeSet;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,7 +36,6 @@ import org.packyard.testkit.Tools;
  */
 class PromoteReplicaTest {
   static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-  static final Duration SAFETY = Duration.ofMinutes(2);
   @TempDir Path tmp;
 
   TestServer replica(String name, StateConfig state, S3Proxy s3) throws Exception {
@@ -66,19 +64,6 @@ class PromoteReplicaTest {
       s.filter(Files::isRegularFile).forEach(p -> out.add(dir.relativize(p).toString()));
     }
     return out;
-  }
-
-  static void await(BooleanSupplier cond) throws InterruptedException {
-    long t0 = System.nanoTime();
-    while (!cond.getAsBoolean()) {
-      if (System.nanoTime() - t0 > SAFETY.toNanos()) throw new AssertionError("not within " + SAFETY);
-      Thread.sleep(10);
-    }
-  }
-
-  static String servedId(TestServer s, String repo) {
-    var served = s.server.catalog().view().repository(repo);
-    return served == null ? null : served.snapshot().id();
   }
 
   @Test
@@ -122,7 +107,7 @@ class PromoteReplicaTest {
         assertThat(added).noneMatch(o -> o.endsWith(shaA) || o.endsWith(shaB));
         assertThat(before).anyMatch(o -> o.endsWith(shaA)).anyMatch(o -> o.endsWith(shaB)); // where objects are
 
-        await(() -> id.equals(servedId(two, "prod/el")));
+        TestServer.await(() -> id.equals(two.servedId("prod/el")));
         for (TestServer s : List.of(one, two)) {
           List<String> locs = HostingTest.locations(HostingTest.metadata(s.base() + "/repos/prod/el/").get("primary"));
           assertThat(locs).containsExactlyInAnyOrder("Packages/p/pky-ra-1-1.noarch.rpm", "Packages/p/pky-rb-1-1.noarch.rpm");
@@ -131,12 +116,12 @@ class PromoteReplicaTest {
         assertThat(store.audit(100)).filteredOn(e -> e.action().equals("snapshot.promote")).hasSize(1);
 
         pg.stop();
-        await(() -> !one.server.services().database.reachable());
+        TestServer.await(() -> !one.server.services().database.reachable());
         HttpResponse<String> down = promote(one, tested, olga);
         assertThat(down.statusCode()).as(down.body()).isEqualTo(503);
         assertThat(down.headers().firstValue("Retry-After")).isPresent();
         assertThat(down.body()).doesNotContain(Postgres.password());
-        assertThat(servedId(one, "prod/el")).isEqualTo(id);
+        assertThat(one.servedId("prod/el")).isEqualTo(id);
       }
     }
   }

@@ -63,6 +63,24 @@ public final class TestServer implements AutoCloseable {
   }
 
   /** GET {@code path} with extra request headers (name, value, ...). */
+  /**
+   * Waits until {@code cond} holds, for what replicas do in the background (a publish another
+   * replica announced, a lease taken over). The bound only stops a hung test: no test depends on it.
+   */
+  public static void await(java.util.function.BooleanSupplier cond) throws InterruptedException {
+    long t0 = System.nanoTime();
+    while (!cond.getAsBoolean()) {
+      if (System.nanoTime() - t0 > java.time.Duration.ofMinutes(2).toNanos()) throw new AssertionError("not within 2 minutes (against a hang)");
+      Thread.sleep(10);
+    }
+  }
+
+  /** The id of the snapshot this server serves for {@code repo}, or null. */
+  public String servedId(String repo) {
+    var served = server.catalog().view().repository(repo);
+    return served == null ? null : served.snapshot().id();
+  }
+
   public HttpResponse<String> get(String path, String... headers) throws Exception {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base() + path)).timeout(Duration.ofMinutes(2));
     if (headers.length > 0) b.headers(headers);
