@@ -534,14 +534,9 @@ public final class Syncer implements AutoCloseable {
    */
   static String identity(String repomdSha, List<Manifest.FileRef> sigs) {
     if (sigs.isEmpty()) return repomdSha;
-    try {
-      java.security.MessageDigest d = java.security.MessageDigest.getInstance("SHA-256");
-      d.update(repomdSha.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-      for (Manifest.FileRef f : sigs) d.update(("\n" + f.type() + "=" + f.sha256()).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-      return java.util.HexFormat.of().formatHex(d.digest());
-    } catch (java.security.NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is part of every JDK", e);
-    }
+    StringBuilder b = new StringBuilder(repomdSha);
+    for (Manifest.FileRef f : sigs) b.append('\n').append(f.type()).append('=').append(f.sha256());
+    return Checksum.sha256Hex(b.toString().getBytes(java.nio.charset.StandardCharsets.US_ASCII));
   }
 
   private VerifyingXmlSource source(RepoFile f, Map<String, String> shaByType) {
