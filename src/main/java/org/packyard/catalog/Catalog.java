@@ -86,7 +86,9 @@ public final class Catalog implements AutoCloseable {
       return;
     }
     Map<String, Served> repos = new LinkedHashMap<>(view.repositories());
-    repos.put(p.repository(), Served.of(rc, p, index));
+    Served next = Served.of(rc, p, index);
+    if (old != null) next = next.withRetired(old.retire(next.files(), java.time.Instant.now()));
+    repos.put(p.repository(), next);
     view = build(repos);
     if (old != null) old.index().close();
     LOG.info("serving " + p.repository() + " snapshot " + p.id() + " (" + p.manifest().packages() + " packages)");

@@ -453,10 +453,13 @@ public final class ContentRoutes {
   TreeFile lookup(Served s, String rel) {
     Manifest.FileRef md = s.files().get(rel);
     if (md != null) {
-      String name = rel.substring(rel.lastIndexOf('/') + 1);
-      TreeFile.CacheClass cache = name.startsWith(md.sha256()) || name.length() > 40 && md.sha256().startsWith(name.substring(0, 40))
-          ? TreeFile.CacheClass.IMMUTABLE : TreeFile.CacheClass.SHORT;
+      TreeFile.CacheClass cache = Served.contentAddressed(rel, md.sha256()) ? TreeFile.CacheClass.IMMUTABLE : TreeFile.CacheClass.SHORT;
       return new TreeFile(rel, new org.packyard.rpm.Checksum("sha256", md.sha256()), md.size(), s.publishedAt(), cache);
+    }
+    Served.Retired old = s.retired().get(rel);
+    if (old != null && old.until().isAfter(Instant.now())) {
+      Manifest.FileRef f = old.file();
+      return new TreeFile(rel, new org.packyard.rpm.Checksum("sha256", f.sha256()), f.size(), old.publishedAt(), TreeFile.CacheClass.IMMUTABLE);
     }
     if (s.config().policy() == Policy.METADATA_ONLY) return null;
     int key = s.index().byLocation(rel.getBytes(StandardCharsets.UTF_8));

@@ -113,6 +113,7 @@ public final class SnapshotStore implements AutoCloseable {
     if (id.isEmpty() || id.startsWith(".") || id.contains("/")) return Optional.empty();
     Path dir = snapshotsDir(repository).resolve(id);
     if (!Files.isRegularFile(dir.resolve("manifest.json"))) return Optional.empty();
+    if (kept(repository) < 2 && !id.equals(currentId(repository).orElse(""))) return Optional.empty(); // the one just replaced, see prune
     return Optional.of(new Published(repository, dir, JSON.readValue(dir.resolve("manifest.json").toFile(), Manifest.class)));
   }
 
@@ -181,7 +182,8 @@ public final class SnapshotStore implements AutoCloseable {
   /** Manifests of the kept snapshots, newest first. */
   public List<Manifest> list(String repository) throws IOException {
     List<Manifest> out = new ArrayList<>();
-    for (Path d : snapshotDirs(repository)) {
+    List<Path> dirs = snapshotDirs(repository);
+    for (Path d : dirs.subList(0, Math.min(dirs.size(), kept(repository)))) {
       try {
         out.add(JSON.readValue(d.resolve("manifest.json").toFile(), Manifest.class));
       } catch (IOException e) {
@@ -216,7 +218,8 @@ public final class SnapshotStore implements AutoCloseable {
   /** The ids of the kept snapshots of {@code repository}, newest first (one may be pruned by the time it is read). */
   public List<String> keptIds(String repository) throws IOException {
     List<String> out = new ArrayList<>();
-    for (Path d : snapshotDirs(repository)) out.add(d.getFileName().toString());
+    List<Path> dirs = snapshotDirs(repository);
+    for (Path d : dirs.subList(0, Math.min(dirs.size(), kept(repository)))) out.add(d.getFileName().toString());
     return out;
   }
 
@@ -303,9 +306,18 @@ public final class SnapshotStore implements AutoCloseable {
     }
   }
 
+  private int kept(String repository) {
+    return keepFor.getOrDefault(repository, keep);
+  }
+
+  /**
+   * Deletes the snapshots beyond the kept ones, but never the one just replaced: the changes feed
+   * still compares the new snapshot with it after this publish. With {@code retain_snapshots: 1}
+   * it stays on disk until the next publish, neither listed nor pinnable.
+   */
   private void prune(String repository, String currentId) throws IOException {
     List<Path> dirs = snapshotDirs(repository);
-    for (int i = keepFor.getOrDefault(repository, keep); i < dirs.size(); i++) {
+    for (int i = Math.max(2, kept(repository)); i < dirs.size(); i++) {
       if (!dirs.get(i).getFileName().toString().equals(currentId)) deleteTree(dirs.get(i));
     }
   }

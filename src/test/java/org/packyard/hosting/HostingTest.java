@@ -67,7 +67,8 @@ class HostingTest {
         RepositoryConfig.hosted("team/apps", null, Access.PUBLIC),
         RepositoryConfig.hosted("team/many", null, Access.PUBLIC),
         RepositoryConfig.hosted("team/secret", null, Access.PRIVATE),
-        RepositoryConfig.hosted("team/small", null, Access.PUBLIC).withHosting(new Hosting(2, 4096)));
+        RepositoryConfig.hosted("team/small", null, Access.PUBLIC).withHosting(new Hosting(2, 4096)),
+        RepositoryConfig.hosted("team/grace", null, Access.PUBLIC).withHosting(new Hosting(1, Hosting.DEFAULT_MAX_UPLOAD)));
     server = TestServer.start(data, repos);
     AccessControl ac = server.server.services().access;
     ac.store().addUser("test", "alice");
@@ -283,6 +284,51 @@ class HostingTest {
     String q = Exec.ok(tmp, 120, "dnf", "-y", "--setopt=reposdir=" + reposd, "--setopt=cachedir=" + tmp.resolve("del-cache"),
         "--releasever=41", "--disableplugin=*", "--repo=s", "repoquery", "--available", "--qf", "%{name}\n");
     assertThat(q).doesNotContain("pky-gone").doesNotContain("pky-kept");
+  }
+
+  /**
+   * dnf reads repomd.xml, then the files it names: a publish in between must not take them away.
+   * The replaced snapshot's repodata files stay served (here beyond {@code retain_snapshots: 1}),
+   * by the fast path and by the router (a ranged request), while repomd.xml names the new ones.
+   */
+  @Test
+  void aClientThatReadTheOldRepomd_stillGetsTheFilesItNames_afterPublishes() throws Exception {
+    String base = server.base() + "/repos/team/grace/";
+    assertThat(put("team/grace", Rpms.tiny(tmp.resolve("grace1"), "pky-grace-a", "1", 1_700_000_000L)).statusCode()).isEqualTo(201);
+    Repomd before = Repomd.parse(getBytes(base + "repodata/repomd.xml"));
+    String oldPrimary = before.file("primary").href();
+    byte[] oldBytes = getBytes(base + oldPrimary);
+    for (int i = 2; i <= 4; i++) {
+      Path p = Rpms.tiny(tmp.resolve("grace" + i), "pky-grace-" + (char) ('a' + i), "1", 1_700_000_000L);
+      assertThat(put("team/grace", p).statusCode()).isEqualTo(201);
+    }
+    Repomd after = Repomd.parse(getBytes(base + "repodata/repomd.xml"));
+    assertThat(after.file("primary").href()).isNotEqualTo(oldPrimary);
+    assertThat(server.server.services().snapshots.list("team/grace")).hasSize(1);
+
+    assertThat(getBytes(base + oldPrimary)).isEqualTo(oldBytes);
+    HttpResponse<byte[]> ranged = HTTP.send(HttpRequest.newBuilder(URI.create(base + oldPrimary)).header("Range", "bytes=0-9")
+        .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofByteArray());
+    assertThat(ranged.statusCode()).isEqualTo(206);
+    assertThat(ranged.body()).isEqualTo(java.util.Arrays.copyOf(oldBytes, 10));
+    assertThat(ranged.headers().firstValue("Cache-Control").orElse("")).contains("immutable");
+    String neverPublished = oldPrimary.replaceFirst("repodata/[0-9a-f]{8}", "repodata/00000000");
+    HttpResponse<String> missing = HTTP.send(HttpRequest.newBuilder(URI.create(base + neverPublished)).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(missing.statusCode()).isEqualTo(404);
+
+    // with one snapshot retained, each publish still records what it changed against the one it replaced
+    io.vertx.core.json.JsonArray events = new JsonObject(new String(getBytes(server.base() + "/api/v1/changes?limit=1000"),
+        StandardCharsets.UTF_8)).getJsonArray("events");
+    List<String> added = new ArrayList<>();
+    for (int i = 0; i < events.size(); i++) {
+      JsonObject e = events.getJsonObject(i);
+      if (e.getString("type").equals("snapshot.published") && e.getString("repository").equals("team/grace")) {
+        assertThat(e.getJsonArray("added")).as(e.encode()).hasSize(1);
+        added.add(e.getJsonArray("added").getJsonObject(0).getString("name"));
+      }
+    }
+    assertThat(added).containsExactly("pky-grace-a", "pky-grace-c", "pky-grace-d", "pky-grace-e");
   }
 
   @Test
