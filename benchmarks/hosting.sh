@@ -10,7 +10,13 @@
 #   (e) the peak heap during (a)-(d): the heap before each collection in the GC log, switched on
 #       through JAVA_TOOL_OPTIONS (which adds to the launcher's options and changes none of them).
 #
-#   benchmarks/hosting.sh [--sizes 1000,10000,100000] [--reps 50] [--seconds S] [--cache DIR] [--out FILE]
+#   benchmarks/hosting.sh [--sizes 1000,10000,100000] [--reps 50] [--createrepo-budget S] [--seconds S]
+#                         [--cache DIR] [--out FILE]
+#
+# --createrepo-budget S: createrepo_c takes no more turns once its turns at one size have taken S
+# seconds (at least 3 turns; default: no limit). One `createrepo_c --update` at 100,000 packages
+# takes about two minutes here, so 50 turns would take longer than everything else together. The
+# PUTs still take all REPS turns; the table says how many turns createrepo_c had.
 #
 # --cache DIR keeps the synthesized RPMs (DIR/rpms-N, DIR/extra): 100,000 take about 10 minutes
 # to write, so point it at a directory made by an earlier run to skip that.
@@ -21,11 +27,12 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 . "$here/lib.sh"
-sizes="1000,10000,100000" reps=50 seconds=10 cache="" out="$here/results/hosting.md"
+sizes="1000,10000,100000" reps=50 cr_budget="" seconds=10 cache="" out="$here/results/hosting.md"
 while [ $# -gt 0 ]; do
   case "$1" in
     --sizes) sizes="$2"; shift 2 ;;
     --reps) reps="$2"; shift 2 ;;
+    --createrepo-budget) cr_budget="$2"; shift 2 ;;
     --seconds) seconds="$2"; shift 2 ;;
     --cache) cache="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
@@ -146,18 +153,24 @@ EOF
     cp "$f" "$d/tree/Packages/extra/"
     local t; t=$(now); createrepo_c -q --update --no-database "$d/tree"; secs "$t" "$(now)" >> "$d/cr.txt"; echo >> "$d/cr.txt"
   }
+  cr_more() { # whether createrepo_c takes this turn: always, or until its budget is spent (3 turns at least)
+    [ -z "$cr_budget" ] && return 0
+    local turns spent; turns=$(grep -c . "$d/cr.txt" || true); spent=$(awk '{s += $1} END {printf "%d", s}' "$d/cr.txt")
+    [ "$turns" -lt 3 ] || [ "$spent" -lt "$cr_budget" ]
+  }
   while read -r f && [ "$i" -lt "$reps" ]; do
     i=$(( i + 1 ))
-    in_turn "$i" for_put for_cr
+    if cr_more; then in_turn "$i" for_put for_cr; else for_put; fi
   done < <(head -n "$reps" "$d/extra.txt")
   sed -i '/^$/d' "$d/cr.txt"
+  cr_turns=$(grep -c . "$d/cr.txt" || true)
   put_p50=$(pct 50 < "$d/put.txt" | ms); put_p95=$(pct 95 < "$d/put.txt" | ms)
   cr_p50=$(pct 50 < "$d/cr.txt" | ms); cr_p95=$(pct 95 < "$d/cr.txt" | ms)
   # the server's own account of those publishes: total and index milliseconds
   tail -n +"$(( pub0 + 1 ))" <(grep 'published ' "$d/serve.log") | grep -oE 'index \([a-z]+\) [0-9]+ ms, total [0-9]+' \
     | awk '{print $3, $6}' > "$d/publish-ms.txt" || true
   index_p50=$(awk '{print $1}' "$d/publish-ms.txt" | pct 50); publish_p50=$(awk '{print $2}' "$d/publish-ms.txt" | pct 50)
-  log "n=$n: PUT p50 $put_p50 ms p95 $put_p95 ms; createrepo_c p50 $cr_p50 ms p95 $cr_p95 ms"
+  log "n=$n: PUT p50 $put_p50 ms p95 $put_p95 ms; createrepo_c p50 $cr_p50 ms p95 $cr_p95 ms ($cr_turns turns)"
 
   # ---------------------------------------------------------- (c): 100 uploads at once
   sed -n "$(( reps + 1 )),$(( reps + 100 ))p" "$d/extra.txt" > "$d/burst.txt"
@@ -206,8 +219,9 @@ PY
 
   # ---------------------------------------------------------- (e): peak heap over (a)-(d)
   heap=$(peak_heap "$gc0" "$(gc_lines)")
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$put_p50" "$put_p95" "$cr_p50" "$cr_p95" \
-    "$burst_rate" "$repomd_idle" "$repomd_busy" "$pkg_idle" "$pkg_busy" "$busy_publishes" "$heap" "$load_s" "$index_p50" "$publish_p50" >> "$results"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$put_p50" "$put_p95" "$cr_p50" "$cr_p95" \
+    "$burst_rate" "$repomd_idle" "$repomd_busy" "$pkg_idle" "$pkg_busy" "$busy_publishes" "$heap" "$load_s" "$index_p50" "$publish_p50" \
+    "$cr_turns" >> "$results"
   kill "$serve_pid"; wait "$serve_pid" 2>/dev/null || true
   rm -f "$work"/body.*
 done
@@ -224,14 +238,14 @@ print(f"Machine: {machine}.")
 print(f"Server: `./packyard serve` with PACKYARD_JAVA_OPTS unset (the shipped defaults); GC log through JAVA_TOOL_OPTIONS.")
 print(f"One more package: {reps} PUTs, each answered after its publish, in turns with `createrepo_c --update --no-database` adding the same file; reads: wrk -t2 -c20, {seconds} s each.")
 print()
-print("| packages | PUT p50 / p95 (ms) | createrepo_c p50 / p95 (ms) | ratio (p50) | publish p50: index / total (ms) | 100 at once (packages/s) | repomd.xml p99 idle / publishing (ms) | /pkg p99 idle / publishing (ms) | peak heap (MB) | load (s) |")
+print("| packages | PUT p50 / p95 (ms) | createrepo_c p50 / p95 (ms), turns | ratio (p50) | publish p50: index / total (ms) | 100 at once (packages/s) | repomd.xml p99 idle / publishing (ms) | /pkg p99 idle / publishing (ms) | peak heap (MB) | load (s) |")
 print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 by = {}
 for r in rows:
-    n, pp50, pp95, cp50, cp95, rate, ri, rb, pi, pb, pubs, heap, load, ix, tot = r
+    n, pp50, pp95, cp50, cp95, rate, ri, rb, pi, pb, pubs, heap, load, ix, tot, turns = r
     by[int(n)] = r
     ratio = f"{f(cp50) / f(pp50):.1f}x" if f(pp50) and f(cp50) else "n/a"
-    print(f"| {int(n):,} | {pp50} / {pp95} | {cp50} / {cp95} | {ratio} | {ix} / {tot} | {rate} | {ri} / {rb} | {pi} / {pb} ({pubs} publishes) | {heap} | {load} |")
+    print(f"| {int(n):,} | {pp50} / {pp95} | {cp50} / {cp95}, {turns} | {ratio} | {ix} / {tot} | {rate} | {ri} / {rb} | {pi} / {pb} ({pubs} publishes) | {heap} | {load} |")
 print()
 big = max(by)
 small = min(by)
