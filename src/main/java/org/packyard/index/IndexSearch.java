@@ -1,14 +1,23 @@
 package org.packyard.index;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.util.ByteBufferBackedInputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.text.Normalizer;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -54,6 +63,10 @@ public final class IndexSearch {
   /** {@link #WALK} of an index with {@link IndexFiles#ORDERS}: rowids map to keys through {@code docs}. */
   private static final String WALK_DOCS = "SELECT p.name FROM search JOIN docs d ON d.docid = search.rowid"
       + " JOIN packages p ON p.pkgKey = d.pkgKey WHERE search MATCH ? ORDER BY search.rowid";
+  /** Every match of a selective query, with what {@link #rank} scores it by. */
+  private static final String MATCHES = "SELECT rowid FROM search WHERE search MATCH ?";
+  private static final String MATCHES_DOCS = "SELECT d.pkgKey FROM search JOIN docs d ON d.docid = search.rowid"
+      + " WHERE search MATCH ?";
   private static final String COUNT = "SELECT count(*) FROM (SELECT 1 FROM search WHERE search MATCH ? LIMIT ?)";
   /**
    * The most text matches ranked (each scored in SQLite); a query matching more
@@ -97,6 +110,8 @@ public final class IndexSearch {
   private static final String PREFIX = "SELECT DISTINCT name FROM packages WHERE name > ? AND name < ? ORDER BY name LIMIT ?";
   private static final String ROW = "SELECT arch, epoch, version, release, summary FROM packages WHERE pkgKey = ?";
   private static final String MAX_CHAR = Character.toString(Character.MAX_CODE_POINT);
+  private static final JsonFactory JSON = JsonFactory.builder().build();
+  private static final Pattern DIACRITICS = Pattern.compile("\\p{M}+");
   private static final Pattern NON_WORD = Pattern.compile("[^\\p{L}\\p{N}]+");
   public static final int MAX_QUERY = 200;
   private static final int MAX_WORDS = 16;
@@ -191,7 +206,7 @@ public final class IndexSearch {
           Term t = terms.get(i);
           if (t.docs == Term.UNKNOWN) terms.set(i, t.withDocs(t.prefix ? -1 : docs(c, q.words().get(i))));
         }
-        rank(c, row, index, terms, n, limit, seen, out);
+        rank(c, row, index, q, terms, n, limit, seen, out);
       }
     } catch (SQLException e) {
       if (e.getMessage() == null || !e.getMessage().contains("no such table")) throw e;
@@ -313,53 +328,91 @@ public final class IndexSearch {
    * description only. A word's weight is BM25's inverse document frequency, from the counts in
    * {@code search_terms}: the fewer packages hold it, the more it weighs (a count the index does not
    * hold is taken as {@code matches}). FTS5's own {@code bm25()} would count each word by walking
-   * its whole row list on every search, 20,000 rows for a word like {@code devel}; here each
-   * word's columns are found by one more match of the query, which FTS5 answers by stepping
-   * through the rarest word's rows only.
+   * its whole row list on every search, 20,000 rows for a word like {@code devel}; here the
+   * matches are read once, their names and summaries from the package records, and the words are
+   * looked for in those (split and folded as {@link #fold} does).
    */
-  private static void rank(Connection c, PreparedStatement row, SnapshotIndex index, List<Term> terms, int matches,
+  private static void rank(Connection c, PreparedStatement row, SnapshotIndex index, Query q, List<Term> terms, int matches,
       int limit, Set<String> seen, List<Hit> out) throws SQLException {
-    String all = Term.and(terms);
     long packages = Math.max(index.packageCount(), matches);
-    StringBuilder sql = new StringBuilder("WITH w(k, i, s) AS (SELECT rowid, -1, ? FROM search WHERE search MATCH ?");
-    List<Object> args = new ArrayList<>();
-    double base = 0;
     double[] idf = new double[terms.size()];
+    String[] words = new String[terms.size()];
     for (int i = 0; i < terms.size(); i++) {
       long df = terms.get(i).docs == Term.UNKNOWN ? matches : Math.min(terms.get(i).docs, packages);
       idf[i] = Math.log(1 + (packages - df + 0.5) / (df + 0.5));
-      base += idf[i];
+      words[i] = fold(q.words().get(i));
     }
-    args.add(base);
-    args.add(all);
-    for (int i = 0; i < terms.size(); i++) {
-      for (String column : new String[] {"name", "summary"}) {
-        sql.append(" UNION ALL SELECT rowid, ").append(i).append(", ? FROM search WHERE search MATCH ?");
-        args.add(idf[i] * ((column.equals("name") ? IN_NAME : IN_SUMMARY) - 1));
-        args.add(all + " AND " + column + " : " + terms.get(i).fts);
-      }
-    }
-    sql.append("), r(k, s) AS (SELECT k, sum(s) FROM (SELECT k, i, max(s) AS s FROM w GROUP BY k, i) GROUP BY k)")
-        .append(index.ordered() ? " SELECT p.name, max(r.s) AS score FROM r JOIN docs d ON d.docid = r.k JOIN packages p ON p.pkgKey = d.pkgKey"
-            : " SELECT p.name, max(r.s) AS score FROM r JOIN packages p ON p.pkgKey = r.k")
-        .append(" GROUP BY p.name ORDER BY score DESC, p.name LIMIT ?");
-    try (PreparedStatement st = c.prepareStatement(sql.toString())) {
-      int p = 1;
-      for (Object a : args) st.setObject(p++, a);
-      st.setInt(p, limit + seen.size()); // names of the first tiers are skipped here
-      int added = 0;
+    Map<String, Double> best = new HashMap<>();
+    try (PreparedStatement st = c.prepareStatement(index.ordered() ? MATCHES_DOCS : MATCHES)) {
+      st.setString(1, Term.and(terms));
       try (ResultSet rs = st.executeQuery()) {
-        while (rs.next() && added < limit) {
-          String n = rs.getString(1);
-          if (!seen.add(n)) continue;
-          int k = index.newest(n.getBytes(StandardCharsets.UTF_8));
-          if (k > 0) {
-            out.add(hit(row, Tier.TEXT, n, k, -rs.getDouble(2)));
-            added++;
+        while (rs.next()) {
+          String[] text = nameAndSummary(index, rs.getInt(1));
+          if (text == null) continue;
+          List<String> inName = List.of(NON_WORD.split(fold(text[0])));
+          List<String> inSummary = text[1] == null ? List.of() : List.of(NON_WORD.split(fold(text[1])));
+          double score = 0;
+          for (int i = 0; i < words.length; i++) {
+            boolean prefix = terms.get(i).prefix;
+            int where = has(inName, words[i], prefix) ? IN_NAME : has(inSummary, words[i], prefix) ? IN_SUMMARY : 1;
+            score += idf[i] * where;
           }
+          best.merge(text[0], score, Math::max);
         }
       }
     }
+    List<Map.Entry<String, Double>> ranked = new ArrayList<>(best.entrySet());
+    ranked.sort(Map.Entry.<String, Double>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey()));
+    int added = 0;
+    for (Map.Entry<String, Double> e : ranked) {
+      if (added >= limit) break;
+      String n = e.getKey();
+      if (!seen.add(n)) continue;
+      int k = index.newest(n.getBytes(StandardCharsets.UTF_8));
+      if (k > 0) {
+        out.add(hit(row, Tier.TEXT, n, k, -e.getValue()));
+        added++;
+      }
+    }
+  }
+
+  /**
+   * The name and summary of package {@code key}, from the head of its mapped /pkg record (name
+   * first, summary sixth), or null; the packages table would cost a page read per match, its pages
+   * pushed out of SQLite's cache by the row lists the match just read.
+   */
+  private static String[] nameAndSummary(SnapshotIndex index, int key) throws SQLException {
+    ByteBuffer b = index.packageRecord(key);
+    if (b == null) return null;
+    String name = null, summary = null;
+    try (JsonParser p = JSON.createParser(new ByteBufferBackedInputStream(b.duplicate()))) {
+      if (p.nextToken() != JsonToken.START_OBJECT) return null;
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        JsonToken v = p.nextToken();
+        if (field.equals("name")) name = p.getValueAsString();
+        else if (field.equals("summary")) {
+          summary = v == JsonToken.VALUE_NULL ? null : p.getValueAsString();
+          break;
+        } else if (v.isStructStart()) p.skipChildren();
+      }
+    } catch (IOException e) {
+      throw new SQLException("package record " + key + " is unreadable: " + e.getMessage(), e);
+    }
+    return name == null ? null : new String[] {name, summary};
+  }
+
+  /** Whether one of {@code words} is {@code word}, or with {@code prefix} starts with it. */
+  private static boolean has(List<String> words, String word, boolean prefix) {
+    for (String w : words) if (prefix ? w.startsWith(word) : w.equals(word)) return true;
+    return false;
+  }
+
+  /** Lower case without diacritics, as the full-text index folds its words (unicode61, remove_diacritics). */
+  static String fold(String s) {
+    String lower = s.toLowerCase(Locale.ROOT);
+    if (lower.chars().allMatch(ch -> ch < 0x80)) return lower;
+    return DIACRITICS.matcher(Normalizer.normalize(lower, Normalizer.Form.NFD)).replaceAll("");
   }
 
   /** A common word: matches in index order, a name where its first package is, read only as far as the page. */
