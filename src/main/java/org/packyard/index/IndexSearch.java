@@ -191,7 +191,9 @@ public final class IndexSearch {
       String match = Term.and(terms);
       int n = count(c, match);
       String last = q.words().getLast();
-      if (n <= RANKED && last.codePointCount(0, last.length()) >= MIN_PREFIX && docs(c, last) <= 0) {
+      long lastDocs = n <= RANKED ? docs(c, last) : Term.UNKNOWN;
+      terms.set(terms.size() - 1, terms.getLast().withDocs(lastDocs));
+      if (n <= RANKED && last.codePointCount(0, last.length()) >= MIN_PREFIX && lastDocs <= 0) { // not a whole word
         List<Term> completions = completions(c, last);
         if (completions != null && completions.isEmpty()) return; // no word starts with it: nothing matches
         terms.set(terms.size() - 1, completions == null ? Term.prefix(last, docsStarting(c, last)) : Term.anyOf(completions));
