@@ -1,14 +1,23 @@
 package org.packyard.index;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.util.ByteBufferBackedInputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.text.Normalizer;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -18,15 +27,18 @@ import java.util.regex.Pattern;
  * B-tree), then full-text matches of its words over name, summary and description (an FTS5 table
  * in {@code index.sqlite}, written by {@link IndexBuilder} with the snapshot).
  *
- * <p>Text matches are ranked by BM25 when the query is selective: at most {@value #RANKED}
- * packages match. FTS5 scores every matching row before it can order the first one, so a common
- * word (more matches than that) is not scored: its matches follow in index order (the order of
- * the upstream metadata), which FTS5 walks without scoring and stops after the page. A query that
- * is common as typed, or whose last word is shorter than {@value #MIN_PREFIX} letters, is taken as
- * typed: its last word is not widened to the longer words it starts. Otherwise the last word is
- * widened to every indexed word it starts, the same matches as FTS5's {@code "syn"*}, written as
- * {@code ("synthetic" OR "syntax")} when it starts at most {@value #COMPLETIONS} words (see
- * {@link #COMPLETIONS} for why). Either way the order is total and the same for every page.
+ * <p>Text matches are ranked when the query is selective: at most {@value #RANKED} packages
+ * match. A package ranks higher the rarer the words it matches and the better the place they are
+ * found in (the name, then the summary, then the description), see {@link #rank}. A common word
+ * (more matches than that) is not scored: its matches follow in index order (the order of the
+ * upstream metadata), which FTS5 walks without scoring and stops after the page. A query that is
+ * common as typed, whose last word is shorter than {@value #MIN_PREFIX} letters, or whose last
+ * word is itself an indexed word, is taken as typed: its last word is not widened to the longer
+ * words it starts ({@code libs} would otherwise be 47 words on the 75,000-package branch, each a
+ * row list FTS5 steps through). Otherwise the last word is widened to every indexed word it
+ * starts, the same matches as FTS5's {@code "syn"*}, written as {@code ("synthetic" OR "syntax")}
+ * when it starts at most {@value #COMPLETIONS} words (see {@link #COMPLETIONS} for why). Either
+ * way the order is total and the same for every page.
  * Every hit is one package name, shown by its newest package. Blocking: run on a reader thread.
  *
  * <pre>{@code
@@ -43,25 +55,21 @@ public final class IndexSearch {
   /** Full-text rowid (the package's place in primary, {@link IndexFiles#ORDERS}) to package key. */
   static final String CREATE_DOCS = "CREATE TABLE docs (docid INTEGER PRIMARY KEY, pkgKey INTEGER NOT NULL)";
   static final String INSERT_DOC = "INSERT INTO docs (docid, pkgKey) VALUES (?,?)";
-  /**
-   * A word in the name weighs most, then the summary, then the description. Materialized: bm25()
-   * works only in a query over the FTS table itself, not once flattened into the join.
-   */
-  private static final String RANK = "WITH s AS MATERIALIZED"
-      + " (SELECT rowid AS k, bm25(search, 10.0, 4.0, 1.0) AS r FROM search WHERE search MATCH ?)"
-      + " SELECT p.name, min(s.r) AS score FROM s JOIN packages p ON p.pkgKey = s.k"
-      + " GROUP BY p.name ORDER BY score, p.name LIMIT ?";
+  /** How much more a word weighs in a package's name, and in its summary, than in its description only. */
+  static final int IN_NAME = 10, IN_SUMMARY = 4;
   /** Matches in index order: FTS5 reads its row lists in rowid order, so this stops after the page. */
   private static final String WALK = "SELECT p.name FROM search JOIN packages p ON p.pkgKey = search.rowid"
       + " WHERE search MATCH ? ORDER BY search.rowid";
-  /** {@link #RANK} and {@link #WALK} of an index with {@link IndexFiles#ORDERS}: rowids map to keys through {@code docs}. */
-  private static final String RANK_DOCS = RANK.replace("JOIN packages p ON p.pkgKey = s.k",
-      "JOIN docs d ON d.docid = s.k JOIN packages p ON p.pkgKey = d.pkgKey");
+  /** {@link #WALK} of an index with {@link IndexFiles#ORDERS}: rowids map to keys through {@code docs}. */
   private static final String WALK_DOCS = "SELECT p.name FROM search JOIN docs d ON d.docid = search.rowid"
       + " JOIN packages p ON p.pkgKey = d.pkgKey WHERE search MATCH ? ORDER BY search.rowid";
+  /** Every match of a selective query, with what {@link #rank} scores it by. */
+  private static final String MATCHES = "SELECT rowid FROM search WHERE search MATCH ?";
+  private static final String MATCHES_DOCS = "SELECT d.pkgKey FROM search JOIN docs d ON d.docid = search.rowid"
+      + " WHERE search MATCH ?";
   private static final String COUNT = "SELECT count(*) FROM (SELECT 1 FROM search WHERE search MATCH ? LIMIT ?)";
   /**
-   * The most text matches ranked by BM25 (about 3 microseconds each); a query matching more
+   * The most text matches ranked (each scored in SQLite); a query matching more
    * packages in one snapshot is common and its matches come in index order.
    */
   public static final int RANKED = 1000;
@@ -98,10 +106,12 @@ public final class IndexSearch {
       "CREATE TABLE search_terms (term TEXT PRIMARY KEY, docs INTEGER) WITHOUT ROWID",
       "INSERT INTO search_terms SELECT term, doc FROM temp.search_vocab",
       "DROP TABLE temp.search_vocab"};
-  private static final String TERMS = "SELECT term FROM search_terms WHERE term >= ? AND term <= ? ORDER BY term LIMIT ?";
+  private static final String TERMS = "SELECT term, docs FROM search_terms WHERE term >= ? AND term <= ? ORDER BY term LIMIT ?";
   private static final String PREFIX = "SELECT DISTINCT name FROM packages WHERE name > ? AND name < ? ORDER BY name LIMIT ?";
   private static final String ROW = "SELECT arch, epoch, version, release, summary FROM packages WHERE pkgKey = ?";
   private static final String MAX_CHAR = Character.toString(Character.MAX_CODE_POINT);
+  private static final JsonFactory JSON = JsonFactory.builder().build();
+  private static final Pattern DIACRITICS = Pattern.compile("\\p{M}+");
   private static final Pattern NON_WORD = Pattern.compile("[^\\p{L}\\p{N}]+");
   public static final int MAX_QUERY = 200;
   private static final int MAX_WORDS = 16;
@@ -131,34 +141,11 @@ public final class IndexSearch {
       for (String w : NON_WORD.split(t)) if (!w.isEmpty() && words.size() < MAX_WORDS) words.add(w);
       return new Query(t, List.copyOf(words));
     }
-
-    /** Every word must match; with {@code typing}, the last one may be the start of a word. */
-    String match(boolean typing) {
-      StringBuilder b = new StringBuilder();
-      for (int i = 0; i < words.size(); i++) {
-        if (i > 0) b.append(' ');
-        b.append('"').append(words.get(i)).append('"'); // words are letters and digits: nothing to escape
-        if (typing && i == words.size() - 1) b.append('*');
-      }
-      return b.toString();
-    }
-
-    /** Every word must match, the last one being any of {@code completions} (indexed words, not empty). */
-    String match(List<String> completions) {
-      StringBuilder b = new StringBuilder();
-      for (int i = 0; i < words.size() - 1; i++) b.append('"').append(words.get(i)).append("\" AND ");
-      b.append('(');
-      for (int i = 0; i < completions.size(); i++) {
-        if (i > 0) b.append(" OR ");
-        b.append('"').append(completions.get(i).replace("\"", "\"\"")).append('"');
-      }
-      return b.append(')').toString();
-    }
   }
 
   /**
    * One package name that matched, with what its newest package says about itself. {@code score}
-   * orders the text tier, lower first: BM25 (at most 0) for ranked matches, the position in index
+   * orders the text tier, lower first: minus the rank's score (below 0) for ranked matches, the position in index
    * order (from 1) for the matches of a common word; 0 in the name tiers.
    */
   public record Hit(Tier tier, String name, int key, double score, String arch, String evr, String summary) {}
@@ -199,20 +186,105 @@ public final class IndexSearch {
   private static void text(Connection c, PreparedStatement row, SnapshotIndex index, Query q, int limit, Set<String> seen,
       List<Hit> out) throws SQLException {
     try {
-      String match = q.match(false);
+      List<Term> terms = new ArrayList<>();
+      for (String w : q.words()) terms.add(Term.word(w));
+      String match = Term.and(terms);
       int n = count(c, match);
       String last = q.words().getLast();
-      if (n <= RANKED && last.codePointCount(0, last.length()) >= MIN_PREFIX) {
-        List<String> completions = completions(c, last);
+      long lastDocs = n <= RANKED ? docs(c, last) : Term.UNKNOWN;
+      terms.set(terms.size() - 1, terms.getLast().withDocs(lastDocs));
+      if (n <= RANKED && last.codePointCount(0, last.length()) >= MIN_PREFIX && lastDocs <= 0) { // not a whole word
+        List<Term> completions = completions(c, last);
         if (completions != null && completions.isEmpty()) return; // no word starts with it: nothing matches
-        match = completions == null ? q.match(true) : q.match(completions);
+        terms.set(terms.size() - 1, completions == null ? Term.prefix(last, docsStarting(c, last)) : Term.anyOf(completions));
+        match = Term.and(terms);
         n = count(c, match);
       }
-      if (n > RANKED) walk(c, row, index, match, limit, seen, out);
-      else rank(c, row, index, match, limit, seen, out);
+      if (n == 0) return;
+      if (n > RANKED) {
+        walk(c, row, index, match, limit, seen, out);
+      } else {
+        for (int i = 0; i < terms.size(); i++) {
+          Term t = terms.get(i);
+          if (t.docs == Term.UNKNOWN) terms.set(i, t.withDocs(t.prefix ? -1 : docs(c, q.words().get(i))));
+        }
+        rank(c, row, index, q, terms, n, limit, seen, out);
+      }
     } catch (SQLException e) {
       if (e.getMessage() == null || !e.getMessage().contains("no such table")) throw e;
       // an index from before full-text search: the name tiers are all it can answer
+    }
+  }
+
+  /**
+   * One word of a query as FTS5 matches it: the word ({@code "syn"}), the words it starts
+   * ({@code ("synthetic" OR "syntax")}) or FTS5's prefix query ({@code "syn"*}), with how many
+   * packages hold it (the sum over the words it starts), or {@link #UNKNOWN}.
+   */
+  private record Term(String fts, long docs, boolean prefix) {
+    static final long UNKNOWN = -1;
+
+    static Term word(String w) {
+      return new Term('"' + w + '"', UNKNOWN, false); // words are letters and digits: nothing to escape
+    }
+
+    static Term prefix(String w, long docs) {
+      return new Term('"' + w + "\"*", docs, true);
+    }
+
+    static Term anyOf(List<Term> words) {
+      StringBuilder b = new StringBuilder("(");
+      long docs = 0;
+      for (int i = 0; i < words.size(); i++) {
+        if (i > 0) b.append(" OR ");
+        b.append(words.get(i).fts);
+        docs += words.get(i).docs;
+      }
+      return new Term(b.append(')').toString(), docs, true);
+    }
+
+    Term withDocs(long d) {
+      return new Term(fts, d < 0 ? UNKNOWN : d, prefix);
+    }
+
+    static String and(List<Term> terms) {
+      StringBuilder b = new StringBuilder();
+      for (Term t : terms) b.append(b.isEmpty() ? "" : " AND ").append(t.fts);
+      return b.toString();
+    }
+  }
+
+  /**
+   * How many packages hold {@code word} as a whole word (0: none), from {@code search_terms};
+   * {@link Term#UNKNOWN} for a word beyond ASCII (folded by unicode61's rules, which a look-up
+   * here would have to repeat) or an index written before the vocabulary table existed.
+   */
+  private static long docs(Connection c, String word) throws SQLException {
+    if (!word.chars().allMatch(ch -> ch < 0x80)) return Term.UNKNOWN;
+    try (PreparedStatement st = c.prepareStatement("SELECT docs FROM search_terms WHERE term = ?")) {
+      st.setString(1, word.toLowerCase(Locale.ROOT)); // unicode61 folds ASCII to lower case, nothing more
+      try (ResultSet rs = st.executeQuery()) {
+        return rs.next() ? rs.getLong(1) : 0;
+      }
+    } catch (SQLException e) {
+      if (e.getMessage() != null && e.getMessage().contains("no such table: search_terms")) return Term.UNKNOWN;
+      throw e;
+    }
+  }
+
+  /** The packages holding the words {@code start} starts, summed over those words; {@link Term#UNKNOWN} as {@link #docs}. */
+  private static long docsStarting(Connection c, String start) throws SQLException {
+    if (!start.chars().allMatch(ch -> ch < 0x80)) return Term.UNKNOWN;
+    String s = start.toLowerCase(Locale.ROOT);
+    try (PreparedStatement st = c.prepareStatement("SELECT sum(docs) FROM search_terms WHERE term >= ? AND term <= ?")) {
+      st.setString(1, s);
+      st.setString(2, s + MAX_CHAR);
+      try (ResultSet rs = st.executeQuery()) {
+        return rs.next() ? rs.getLong(1) : 0;
+      }
+    } catch (SQLException e) {
+      if (e.getMessage() != null && e.getMessage().contains("no such table: search_terms")) return Term.UNKNOWN;
+      throw e;
     }
   }
 
@@ -222,16 +294,16 @@ public final class IndexSearch {
    * unicode61's rules, which a range over the words would have to repeat), or an index written
    * before the vocabulary table existed.
    */
-  private static List<String> completions(Connection c, String word) throws SQLException {
+  private static List<Term> completions(Connection c, String word) throws SQLException {
     if (!word.chars().allMatch(ch -> ch < 0x80)) return null;
     String start = word.toLowerCase(Locale.ROOT); // unicode61 folds ASCII to lower case, nothing more
-    List<String> out = new ArrayList<>();
+    List<Term> out = new ArrayList<>();
     try (PreparedStatement st = c.prepareStatement(TERMS)) {
       st.setString(1, start);
       st.setString(2, start + MAX_CHAR);
       st.setInt(3, COMPLETIONS + 1);
       try (ResultSet rs = st.executeQuery()) {
-        while (rs.next()) out.add(rs.getString(1));
+        while (rs.next()) out.add(new Term('"' + rs.getString(1).replace("\"", "\"\"") + '"', rs.getLong(2), false));
       }
     } catch (SQLException e) {
       if (e.getMessage() != null && e.getMessage().contains("no such table: search_terms")) return null;
@@ -251,25 +323,98 @@ public final class IndexSearch {
     }
   }
 
-  /** A selective query: every match scored, best first, then by name. */
-  private static void rank(Connection c, PreparedStatement row, SnapshotIndex index, String match, int limit,
-      Set<String> seen, List<Hit> out) throws SQLException {
-    try (PreparedStatement st = c.prepareStatement(index.ordered() ? RANK_DOCS : RANK)) {
-      st.setString(1, match);
-      st.setInt(2, limit + seen.size()); // names of the first tiers are skipped here
-      int added = 0;
+  /**
+   * A selective query ({@code matches} packages, at most {@value #RANKED}): every match scored,
+   * best first, then by name. A package scores, for each word, the word's weight times where the
+   * word is found: {@value #IN_NAME} in the name, {@value #IN_SUMMARY} in the summary, 1 in the
+   * description only. A word's weight is BM25's inverse document frequency, from the counts in
+   * {@code search_terms}: the fewer packages hold it, the more it weighs (a count the index does not
+   * hold is taken as {@code matches}). FTS5's own {@code bm25()} would count each word by walking
+   * its whole row list on every search, 20,000 rows for a word like {@code devel}; here the
+   * matches are read once, their names and summaries from the package records, and the words are
+   * looked for in those (split and folded as {@link #fold} does).
+   */
+  private static void rank(Connection c, PreparedStatement row, SnapshotIndex index, Query q, List<Term> terms, int matches,
+      int limit, Set<String> seen, List<Hit> out) throws SQLException {
+    long packages = Math.max(index.packageCount(), matches);
+    double[] idf = new double[terms.size()];
+    String[] words = new String[terms.size()];
+    for (int i = 0; i < terms.size(); i++) {
+      long df = terms.get(i).docs == Term.UNKNOWN ? matches : Math.min(terms.get(i).docs, packages);
+      idf[i] = Math.log(1 + (packages - df + 0.5) / (df + 0.5));
+      words[i] = fold(q.words().get(i));
+    }
+    Map<String, Double> best = new HashMap<>();
+    try (PreparedStatement st = c.prepareStatement(index.ordered() ? MATCHES_DOCS : MATCHES)) {
+      st.setString(1, Term.and(terms));
       try (ResultSet rs = st.executeQuery()) {
-        while (rs.next() && added < limit) {
-          String n = rs.getString(1);
-          if (!seen.add(n)) continue;
-          int k = index.newest(n.getBytes(StandardCharsets.UTF_8));
-          if (k > 0) {
-            out.add(hit(row, Tier.TEXT, n, k, rs.getDouble(2)));
-            added++;
+        while (rs.next()) {
+          String[] text = nameAndSummary(index, rs.getInt(1));
+          if (text == null) continue;
+          List<String> inName = List.of(NON_WORD.split(fold(text[0])));
+          List<String> inSummary = text[1] == null ? List.of() : List.of(NON_WORD.split(fold(text[1])));
+          double score = 0;
+          for (int i = 0; i < words.length; i++) {
+            boolean prefix = terms.get(i).prefix;
+            int where = has(inName, words[i], prefix) ? IN_NAME : has(inSummary, words[i], prefix) ? IN_SUMMARY : 1;
+            score += idf[i] * where;
           }
+          best.merge(text[0], score, Math::max);
         }
       }
     }
+    List<Map.Entry<String, Double>> ranked = new ArrayList<>(best.entrySet());
+    ranked.sort(Map.Entry.<String, Double>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey()));
+    int added = 0;
+    for (Map.Entry<String, Double> e : ranked) {
+      if (added >= limit) break;
+      String n = e.getKey();
+      if (!seen.add(n)) continue;
+      int k = index.newest(n.getBytes(StandardCharsets.UTF_8));
+      if (k > 0) {
+        out.add(hit(row, Tier.TEXT, n, k, -e.getValue()));
+        added++;
+      }
+    }
+  }
+
+  /**
+   * The name and summary of package {@code key}, from the head of its mapped /pkg record (name
+   * first, summary sixth), or null; the packages table would cost a page read per match, its pages
+   * pushed out of SQLite's cache by the row lists the match just read.
+   */
+  private static String[] nameAndSummary(SnapshotIndex index, int key) throws SQLException {
+    ByteBuffer b = index.packageRecord(key);
+    if (b == null) return null;
+    String name = null, summary = null;
+    try (JsonParser p = JSON.createParser(new ByteBufferBackedInputStream(b.duplicate()))) {
+      if (p.nextToken() != JsonToken.START_OBJECT) return null;
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        JsonToken v = p.nextToken();
+        if (field.equals("name")) name = p.getValueAsString();
+        else if (field.equals("summary")) {
+          summary = v == JsonToken.VALUE_NULL ? null : p.getValueAsString();
+          break;
+        } else if (v.isStructStart()) p.skipChildren();
+      }
+    } catch (IOException e) {
+      throw new SQLException("package record " + key + " is unreadable: " + e.getMessage(), e);
+    }
+    return name == null ? null : new String[] {name, summary};
+  }
+
+  /** Whether one of {@code words} is {@code word}, or with {@code prefix} starts with it. */
+  private static boolean has(List<String> words, String word, boolean prefix) {
+    for (String w : words) if (prefix ? w.startsWith(word) : w.equals(word)) return true;
+    return false;
+  }
+
+  /** Lower case without diacritics, as the full-text index folds its words (unicode61, remove_diacritics). */
+  static String fold(String s) {
+    String lower = s.toLowerCase(Locale.ROOT);
+    if (lower.chars().allMatch(ch -> ch < 0x80)) return lower;
+    return DIACRITICS.matcher(Normalizer.normalize(lower, Normalizer.Form.NFD)).replaceAll("");
   }
 
   /** A common word: matches in index order, a name where its first package is, read only as far as the page. */

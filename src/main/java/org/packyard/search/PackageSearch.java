@@ -17,7 +17,7 @@ import org.packyard.server.HttpError;
 /**
  * Search across every repository the caller may read (the same {@link AccessControl#canRead}
  * as every other route): exact names first, then names starting with the query, then full-text
- * matches by BM25 (a common word's in index order, {@link IndexSearch}); within a tier by name
+ * matches ranked by where their words are and how rare (a common word's in index order, {@link IndexSearch}); within a tier by name
  * (text: by score, then name), then by repository in configuration order. Each repository's hits
  * come in this order, so every page is a slice of the same whole: pages are offsets into it,
  * handed out as opaque cursors.

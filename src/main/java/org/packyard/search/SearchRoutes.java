@@ -16,17 +16,19 @@ import org.packyard.server.Responses;
  * {@code GET /api/v1/search?q=&limit=&cursor=}: {@link PackageSearch} as JSON,
  * {@code {"results": [{"repository", "name", "match", "evr", "arch", "summary"}], "next": cursor or null}}.
  * Private repositories count only for callers who may read them; nothing else tells them apart.
+ * Searches run on a pool of their own ({@code searchers}), so that the cheap reads of other
+ * routes never wait behind one; when its queue is full a search is answered 503 with Retry-After.
  */
 public final class SearchRoutes {
   private final PackageSearch search;
   private final AccessControl access;
-  private final ReaderPool readers;
+  private final ReaderPool searchers;
   private final AdvisorySearch advisories;
 
-  public SearchRoutes(PackageSearch search, AccessControl access, ReaderPool readers, AdvisorySearch advisories) {
+  public SearchRoutes(PackageSearch search, AccessControl access, ReaderPool searchers, AdvisorySearch advisories) {
     this.search = search;
     this.access = access;
-    this.readers = readers;
+    this.searchers = searchers;
     this.advisories = advisories;
   }
 
@@ -51,7 +53,7 @@ public final class SearchRoutes {
     int limit = PackageSearch.limit(ctx.request().getParam("limit"));
     int offset = PackageSearch.offset(ctx.request().getParam("cursor"));
     access.subject(ctx)
-        .compose(who -> readers.submit(() -> new Found(search.search(who, q, offset, limit),
+        .compose(who -> searchers.submit(() -> new Found(search.search(who, q, offset, limit),
             offset == 0 ? advisories.lookup(who, q.text(), MAX_ADVISORIES) : java.util.List.of())))
         .onFailure(ctx::fail)
         .onSuccess(found -> {

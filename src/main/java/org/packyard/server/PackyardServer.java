@@ -50,6 +50,13 @@ public final class PackyardServer implements AutoCloseable {
   private final Catalog catalog;
   private final Syncer syncer;
   private final ReaderPool readers;
+  /**
+   * Searches, on threads of their own: a search costs up to milliseconds, a dependency lookup
+   * microseconds, and on the shared readers every lookup queued behind a search took its time.
+   */
+  private final ReaderPool searchers;
+  /** Searches running at once, and searches waiting; beyond them a search is answered 503 at once. */
+  static final int SEARCH_THREADS = 1, SEARCH_QUEUE = 64;
   private final List<Long> timers = new CopyOnWriteArrayList<>();
   private final List<String> deployments = new CopyOnWriteArrayList<>();
   private final AtomicInteger port = new AtomicInteger();
@@ -77,6 +84,8 @@ public final class PackyardServer implements AutoCloseable {
     this.catalog = services.catalog;
     this.syncer = services.syncer;
     this.readers = new ReaderPool(Math.max(2, Runtime.getRuntime().availableProcessors()), 256);
+    this.searchers = new ReaderPool("search", "search queue is full",
+        Math.max(SEARCH_THREADS, Runtime.getRuntime().availableProcessors() / 2), SEARCH_QUEUE);
     // One instance for all event loops: on-demand flights are shared by every connection.
     // A few large answers at once keep the network busy; the rest wait off the event loop.
     this.slots = new AnswerSlots(4, 512);
@@ -85,7 +94,7 @@ public final class PackyardServer implements AutoCloseable {
     this.telemetry = services.telemetry;
     this.ownsTelemetry = ownsTelemetry;
     telemetry.bindJvmMeters();
-    ServerMeters.bind(telemetry, catalog, readers, slots, services.clock);
+    ServerMeters.bind(telemetry, catalog, readers, searchers, slots, services.clock);
     onDemandContent.bindMetrics(telemetry.registry());
     services.blobs.bindMetrics(telemetry.registry());
     services.blobGc.bindMetrics(telemetry.registry());
@@ -94,7 +103,7 @@ public final class PackyardServer implements AutoCloseable {
         new FastPath("GET /repos/{name}/{file}", onDemandContent::serveFast));
     this.search = new PackageSearch(catalog, services.access);
     this.hosting = new HostingRoutes(services.hosted, catalog, services.access, services.database::reachable);
-    this.ui = new UiRoutes(services, readers, search, new AccessRoutes(services.access, readers, telemetry), hosting);
+    this.ui = new UiRoutes(services, readers, searchers, search, new AccessRoutes(services.access, readers, telemetry), hosting);
     timers.add(vertx.setPeriodic(UiRoutes.cleanSessionsEveryMillis(), t -> ui.cleanSessions()));
   }
 
@@ -229,7 +238,7 @@ public final class PackyardServer implements AutoCloseable {
         .stateReachable(services.database::reachable).mount(router);
     new AccessRoutes(services.access, readers, telemetry).mount(router);
     new FeedRoutes(services.feed, services.access, config, readers).mount(router);
-    new SearchRoutes(search, services.access, readers,
+    new SearchRoutes(search, services.access, searchers,
         new org.packyard.advisory.AdvisorySearch(catalog, services.access, services.advisories)).mount(router);
     openApi.mount(router);
     ui.mount(router);
@@ -267,6 +276,11 @@ public final class PackyardServer implements AutoCloseable {
   }
 
   /** The stores and engines behind this server. */
+  /** The pool searches run on, apart from the readers of every other route. */
+  public ReaderPool searchers() {
+    return searchers;
+  }
+
   public Services services() {
     return services;
   }
@@ -311,6 +325,7 @@ public final class PackyardServer implements AutoCloseable {
   @Override
   public void close() {
     readers.close();
+    searchers.close();
     services.close();
     if (ownsTelemetry) telemetry.close();
   }

@@ -24,11 +24,22 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class ReaderPool implements AutoCloseable {
   private final ThreadPoolExecutor executor;
+  private final String busy;
 
   public ReaderPool(int threads, int queue) {
+    this("reader", "index reader queue is full", threads, queue);
+  }
+
+  /**
+   * A pool of its own for one kind of read, so that other reads do not queue behind it: threads
+   * named {@code packyard-NAME-N}; a refused task fails with 503 "server busy: {@code full}, retry shortly".
+   */
+  public ReaderPool(String name, String full, int threads, int queue) {
+    if (threads < 1 || queue < 1) throw new IllegalArgumentException("threads and queue must be >= 1, got: " + threads + ", " + queue);
     AtomicInteger n = new AtomicInteger();
     executor = new ThreadPoolExecutor(threads, threads, 1, TimeUnit.MINUTES, new ArrayBlockingQueue<>(queue),
-        r -> BulkPriority.daemon(r, "packyard-reader-" + n.incrementAndGet()));
+        r -> BulkPriority.daemon(r, "packyard-" + name + "-" + n.incrementAndGet()));
+    busy = "server busy: " + full + ", retry shortly";
   }
 
   /** Runs {@code task} on a reader thread; completes on the calling Vert.x context. */
@@ -49,7 +60,7 @@ public final class ReaderPool implements AutoCloseable {
         else p.complete(result);
       });
     } catch (RejectedExecutionException e) {
-      return Future.failedFuture(HttpError.busy("server busy: index reader queue is full, retry shortly"));
+      return Future.failedFuture(HttpError.busy(busy));
     }
     return p.future();
   }

@@ -25,7 +25,7 @@ final class ServerMeters {
 
   private ServerMeters() {}
 
-  static void bind(Telemetry telemetry, Catalog catalog, ReaderPool readers, AnswerSlots slots, Clock clock) {
+  static void bind(Telemetry telemetry, Catalog catalog, ReaderPool readers, ReaderPool searchers, AnswerSlots slots, Clock clock) {
     MeterRegistry r = telemetry.registry();
     // Series of published repositories only: an unpublished one has no packages and no age (not 0, not NaN).
     MultiGauge packages = MultiGauge.builder("packyard.repository.packages").description("Packages in the published snapshot.")
@@ -53,6 +53,8 @@ final class ServerMeters {
     }
     Gauge.builder("packyard.index.reader.queue", readers::queued)
         .description("Index reads waiting for a reader thread.").register(r);
+    Gauge.builder("packyard.search.queue", searchers::queued)
+        .description("Searches waiting for a search thread.").register(r);
     Gauge.builder("packyard.large.answers", slots::inUse).description("Dependency answers being computed or written, and waiting.")
         .tag("state", "active").register(r);
     Gauge.builder("packyard.large.answers", slots::waiting).description("Dependency answers being computed or written, and waiting.")

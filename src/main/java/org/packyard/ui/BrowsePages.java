@@ -57,13 +57,15 @@ final class BrowsePages {
   private final StateStore state;
   private final Syncer syncer;
   private final ReaderPool readers;
+  private final ReaderPool searchers;
   private final PackageSearch search;
   private final SyncProgress progress;
   private final HostingRoutes hosting;
   private final AdvisoryPages advisoryPages;
   private final org.packyard.advisory.AdvisorySearch advisorySearch;
 
-  BrowsePages(Web web, Services services, ReaderPool readers, PackageSearch search, SyncProgress progress, HostingRoutes hosting) {
+  BrowsePages(Web web, Services services, ReaderPool readers, ReaderPool searchers, PackageSearch search, SyncProgress progress,
+      HostingRoutes hosting) {
     this.web = web;
     this.catalog = services.catalog;
     this.access = services.access;
@@ -71,6 +73,7 @@ final class BrowsePages {
     this.state = services.state;
     this.syncer = services.syncer;
     this.readers = readers;
+    this.searchers = searchers;
     this.search = search;
     this.progress = progress;
     this.hosting = hosting;
@@ -169,7 +172,7 @@ final class BrowsePages {
         Web.send(ctx, 400, searchPage(v, q, List.of(), null, e.getMessage(), List.of()));
         return;
       }
-      readers.submit(() -> {
+      searchers.submit(() -> {
         PackageSearch.Page p = search.search(v.who(), query, offset, 20);
         List<Model.SearchRow> rows = new ArrayList<>();
         for (PackageSearch.Result r : p.results()) {

@@ -62,12 +62,14 @@ public final class UiRoutes {
    * The web application over one server's services; {@code api} is the access API whose code the
    * forms call, {@code hosting} the upload and delete routes that the repository page's forms use.
    */
-  public UiRoutes(Services services, ReaderPool readers, PackageSearch search, AccessRoutes api, HostingRoutes hosting) {
+  /** {@code searchers} run the searches of {@code /ui/search}, {@code readers} every other read. */
+  public UiRoutes(Services services, ReaderPool readers, ReaderPool searchers, PackageSearch search, AccessRoutes api,
+      HostingRoutes hosting) {
     Clock clock = services.clock;
     this.web = new Web(services.access, new Sessions(services.database.sessions(), readers, clock));
     SyncProgress progress = new SyncProgress(services.syncer, clock);
     services.syncer.observe(progress);
-    this.browse = new BrowsePages(web, services, readers, search, progress, hosting);
+    this.browse = new BrowsePages(web, services, readers, searchers, search, progress, hosting);
     this.accessPages = new AccessPages(web, services, readers, api);
     this.files = loadStatic();
   }
