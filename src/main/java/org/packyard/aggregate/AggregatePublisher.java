@@ -250,7 +250,7 @@ final class AggregatePublisher {
       List<PackageXml> pkgs = u.packages();
       long tu = System.nanoTime();
       RepoWriter.Result r = new RepoWriter(compression, CHUNK_PACKAGES).withoutOpenChecksums() // as hosted: hashing all XML costs a second at 77,000
-          .write(dir, pkgs, chunks, engine.blobs()::path);
+          .syncedByCaller().write(dir, pkgs, chunks, engine.blobs()::path);
       long tr = System.nanoTime();
       List<MetadataFile> files = new ArrayList<>(r.files());
       List<MetadataFile> commit = new ArrayList<>(r.files());
@@ -295,17 +295,24 @@ final class AggregatePublisher {
       }
       List<Manifest.FileRef> refs = new ArrayList<>();
       for (MetadataFile f : files) refs.add(new Manifest.FileRef(f.type(), f.location(), f.sha256(), f.size()));
-      for (MetadataFile f : commit) {
-        fsync(f.path());
-        engine.blobs().commit(f.path(), f.sha256());
+      // The new files (tens of MB at 77,000 packages) go to disk while the index is built, and are
+      // committed as blobs only once they are there.
+      Syncing written = Syncing.start(repo.name(), commit);
+      staging = engine.snapshots().stage(repo.name());
+      long t1 = System.nanoTime();
+      String how;
+      long t2;
+      try {
+        how = index(staging.indexDir(), pkgs);
+      } finally {
+        t2 = System.nanoTime();
+        written.await();
       }
+      long ts = System.nanoTime();
+      for (MetadataFile f : commit) engine.blobs().commit(f.path(), f.sha256());
       String revision = Long.toString(now.getEpochSecond());
       refs.addAll(0, RepomdXml.store(revision, now, files, signer, engine.blobs()));
       String repomdSha = refs.get(0).sha256();
-      staging = engine.snapshots().stage(repo.name());
-      long t1 = System.nanoTime();
-      String how = index(staging.indexDir(), pkgs);
-      long t2 = System.nanoTime();
       Files.write(staging.indexDir().resolve(CHUNKS), r.table().toBytes());
       Files.writeString(staging.indexDir().resolve(MEMBERS), fingerprint);
       Manifest m = new Manifest(Manifest.FORMAT, repo.name(), engine.snapshots().newId(repomdSha), now.toString(), null, revision,
@@ -326,7 +333,8 @@ final class AggregatePublisher {
           + " members (members loaded in " + (tw - t0) / 1_000_000 + " ms; chunks: " + r.chunksCompressed() + " compressed, "
           + r.chunksReused() + " reused; metadata " + (t1 - tw) / 1_000_000 + " ms, index (" + how + ") " + (t2 - t1) / 1_000_000
           + " ms, total " + (System.nanoTime() - t0) / 1_000_000 + " ms; of the metadata: union " + (tu - tw) / 1_000_000
-          + " ms, package files " + (tr - tu) / 1_000_000 + " ms)");
+          + " ms, package files " + (tr - tu) / 1_000_000 + " ms, then waited " + (ts - t2) / 1_000_000
+          + " ms for them to reach the disk)");
       engine.onPublish().accept(pub);
       startSpare();
     } finally {
@@ -578,6 +586,46 @@ final class AggregatePublisher {
   private static void fsync(Path p) throws IOException {
     try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ)) {
       ch.force(true);
+    }
+  }
+
+  /**
+   * Files being synced to disk by a thread of their own (one per publish, and a repository
+   * publishes one at a time), so that the publish goes on meanwhile.
+   */
+  private static final class Syncing {
+    private final Thread thread;
+    private volatile IOException failed;
+
+    private Syncing(String repository, List<MetadataFile> files) {
+      thread = Thread.ofPlatform().name("aggregate-sync " + repository).daemon().unstarted(() -> {
+        try {
+          for (MetadataFile f : files) fsync(f.path());
+        } catch (IOException e) {
+          failed = e;
+        }
+      });
+    }
+
+    static Syncing start(String repository, List<MetadataFile> files) {
+      Syncing s = new Syncing(repository, files);
+      s.thread.start();
+      return s;
+    }
+
+    /** Waits until the files are on disk; throws what syncing them threw. */
+    void await() throws IOException {
+      boolean interrupted = false;
+      while (true) {
+        try {
+          thread.join();
+          break;
+        } catch (InterruptedException e) {
+          interrupted = true; // the files must be synced before anything goes on: wait on, then say so
+        }
+      }
+      if (interrupted) Thread.currentThread().interrupt();
+      if (failed != null) throw failed;
     }
   }
 }

@@ -142,18 +142,30 @@ public final class RepoWriter {
   private final MetadataCompression compression;
   private final int chunkPackages;
   private final boolean openChecksums;
+  private final boolean sync;
 
   /** {@code chunkPackages}: the average number of packages a chunk holds (1 to 1,000,000). */
   public RepoWriter(MetadataCompression compression, int chunkPackages) {
-    this(compression, chunkPackages, true);
+    this(compression, chunkPackages, true, true);
   }
 
-  private RepoWriter(MetadataCompression compression, int chunkPackages, boolean openChecksums) {
+  private RepoWriter(MetadataCompression compression, int chunkPackages, boolean openChecksums, boolean sync) {
     if (compression == null) throw new IllegalArgumentException("compression is null");
     if (chunkPackages < 1 || chunkPackages > 1_000_000) throw new IllegalArgumentException("chunkPackages must be 1-1000000, got: " + chunkPackages);
     this.compression = compression;
     this.chunkPackages = chunkPackages;
     this.openChecksums = openChecksums;
+    this.sync = sync;
+  }
+
+  /**
+   * This writer, but leaving the files' sync to disk to the caller, who must sync them before it
+   * commits them as blobs: a blob's name is its checksum, so a file stored under it must never be
+   * cut short by a crash. On a slow disk syncing tens of MB is most of a publish; a caller can
+   * sync them while it builds the index.
+   */
+  public RepoWriter syncedByCaller() {
+    return new RepoWriter(compression, chunkPackages, openChecksums, false);
   }
 
   /**
@@ -163,7 +175,7 @@ public final class RepoWriter {
    * content's sha256 cannot be combined from the chunks'): hundreds of MB at 100,000 packages.
    */
   public RepoWriter withoutOpenChecksums() {
-    return new RepoWriter(compression, chunkPackages, false);
+    return new RepoWriter(compression, chunkPackages, false, sync);
   }
 
   /**
@@ -189,7 +201,7 @@ public final class RepoWriter {
     FileChannel[] sources = new FileChannel[TYPES.size()];
     try {
       for (int t = 0; t < outs.length; t++) {
-        outs[t] = new Out(dir.resolve(TYPES.get(t) + ".xml." + compression.extension()), codec, openChecksums);
+        outs[t] = new Out(dir.resolve(TYPES.get(t) + ".xml." + compression.extension()), codec, openChecksums, sync);
         outs[t].raw(codec.begin());
         outs[t].compress(bytes(String.format(HEADERS[t], n)));
       }
@@ -352,10 +364,12 @@ public final class RepoWriter {
     final MessageDigest open;
     final List<long[]> blocks = new ArrayList<>();
     final ByteBuffer copyBuf = ByteBuffer.allocate(1 << 16);
+    final boolean sync;
     long size, openSize;
 
-    Out(Path path, ChunkCodec codec, boolean openChecksum) throws IOException {
+    Out(Path path, ChunkCodec codec, boolean openChecksum, boolean sync) throws IOException {
       this.open = openChecksum ? MetadataFile.newSha256() : null;
+      this.sync = sync;
       this.path = path;
       this.codec = codec;
       this.ch = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
@@ -404,7 +418,7 @@ public final class RepoWriter {
     }
 
     MetadataFile close(String type, String suffix) throws IOException {
-      ch.force(false);
+      if (sync) ch.force(false);
       ch.close();
       return new MetadataFile(type, suffix, path, HexFormat.of().formatHex(sha.digest()), size,
           open == null ? null : HexFormat.of().formatHex(open.digest()), openSize);
