@@ -31,10 +31,14 @@ class DeployDefaultsTest {
   @Test
   void launcher_sizesTheHeap_fromTheVariable_theConfig_orTheMachine(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
     String gc = options().stream().filter(l -> l.matches("-XX:\\+Use\\w+GC")).findFirst().orElseThrow();
-    assertThat(javaOptions(java.util.Map.of(), "serve")).startsWith(String.join(" ", options())).containsPattern(" -Xmx(25[6-9]|2[6-9][0-9]|3[0-7][0-9]|38[0-4])m$");
-    assertThat(javaOptions(java.util.Map.of("PACKYARD_MAX_HEAP", "1GiB"), "serve")).contains(gc).endsWith(" -Xmx1G");
+    assertThat(javaOptions(java.util.Map.of(), "serve")).startsWith(String.join(" ", options()))
+        .containsPattern(" -Xms128m -Xmx(25[6-9]|2[6-9][0-9]|3[0-7][0-9]|38[0-4])m$");
+    assertThat(javaOptions(java.util.Map.of("PACKYARD_MAX_HEAP", "1GiB"), "serve")).contains(gc).endsWith(" -Xms128m -Xmx1G");
     Path config = Files.writeString(tmp.resolve("p.yaml"), "max_heap: 512MiB   # for the launcher\n");
-    assertThat(javaOptions(java.util.Map.of(), "serve", "--config", config.toString())).endsWith(" -Xmx512M");
+    assertThat(javaOptions(java.util.Map.of(), "serve", "--config", config.toString())).endsWith(" -Xms128m -Xmx512M");
+    // a bound below the minimum: the minimum is the bound (the JVM refuses -Xms above -Xmx)
+    assertThat(javaOptions(java.util.Map.of("PACKYARD_MAX_HEAP", "96m"), "serve")).endsWith(" -Xms96m -Xmx96m");
+    assertThat(javaOptions(java.util.Map.of("PACKYARD_MAX_HEAP", "65536k"), "serve")).endsWith(" -Xms65536k -Xmx65536k");
     assertThat(javaOptions(java.util.Map.of("PACKYARD_JAVA_OPTS", "-Xmx2g"), "serve")).isEqualTo("-Xmx2g");
     assertThat(javaOptions(java.util.Map.of(), "sync")).doesNotContain("-Xmx");
     ProcessBuilder pb = new ProcessBuilder("bash", "packyard", "java-options", "serve").directory(ROOT.toFile()).redirectErrorStream(true);
@@ -62,6 +66,7 @@ class DeployDefaultsTest {
     String cf = Files.readString(ROOT.resolve("deploy/Containerfile"));
     assertThat(cf).contains("COPY deploy/jvm.options /opt/packyard/jvm.options").contains("\"@/opt/packyard/jvm.options\"");
     assertThat(cf).doesNotContainPattern("-XX:\\+Use\\w+GC");
+    assertThat(cf).contains("-Xms128m");
     Matcher pct = Pattern.compile("MaxRAMPercentage=(\\d+)").matcher(cf);
     assertThat(pct.find()).isTrue();
     String k8s = Files.readString(ROOT.resolve("deploy/kubernetes/deployment.yaml"));
@@ -74,7 +79,7 @@ class DeployDefaultsTest {
   @Test
   void systemdUnit_usesTheFile_andAnExplicitHeap() throws Exception {
     String unit = Files.readString(ROOT.resolve("deploy/packyard.service"));
-    assertThat(unit).contains("@/opt/packyard/jvm.options").containsPattern("-Xmx\\d+m").doesNotContainPattern("-XX:\\+Use\\w+GC");
+    assertThat(unit).contains("@/opt/packyard/jvm.options").containsPattern("-Xms128m -Xmx\\d+m").doesNotContainPattern("-XX:\\+Use\\w+GC");
   }
 
   private static java.util.List<String> options() throws Exception {
