@@ -114,7 +114,9 @@ for set in "${sets[@]}"; do
   peak=$(sort -n "$work/rss" | tail -1 | awk '{print $1 " (anonymous " $2 ")"}')
   kill "$serve_pid"; wait "$serve_pid" 2>/dev/null || true; kill "$watcher" 2>/dev/null || true
   lowest=$(printf '%s\n' "${rr[@]}" | sort -g | head -1)
-  rows+=("| $name | ${opts:+\`$opts\`}${opts:-shipped: \`$(env -u PACKYARD_JAVA_OPTS "$root/packyard" java-options serve --config "$work/packyard.yaml")\`} | $(med "${rr[@]}") | $lowest | ${rr[*]} | $(med "${pk[@]}") / $(med "${ng[@]}") | $(med $(cat "$work/cpu")) | $heavy ($heavy_bad non-2xx) | $heavy_cpu | $big ($big_bad non-2xx) | $peak |")
+  shown="\`$opts\`"
+  [ -n "$opts" ] || shown="shipped: \`$(env -u PACKYARD_JAVA_OPTS "$root/packyard" java-options serve --config "$work/packyard.yaml")\`"
+  rows+=("| $name | $shown | $(med "${rr[@]}") | $lowest | ${rr[*]} | $(med "${pk[@]}") / $(med "${ng[@]}") | $(med $(cat "$work/cpu")) | $heavy ($heavy_bad non-2xx) | $heavy_cpu | $big ($big_bad non-2xx) | $peak |")
   log "  $name: /pkg median $(med "${rr[@]}") (lowest $lowest), $(med $(cat "$work/cpu")) µs CPU per request, heavy $heavy/s ($heavy_cpu µs CPU each), large files $big MB/s, peak RSS $peak MB"
 done
 
