@@ -98,16 +98,13 @@ final class AggregatePublisher {
   private String updateinfoFrom;
   /** How the last publish made its index: "incremental" or "full". */
   private volatile String lastIndex;
-  /**
-   * The served snapshot's index.sqlite being copied ahead (on the ingest threads, between
-   * publishes), for the next publish's index update to patch instead of copying the whole
-   * database then; null when none is under way. Owned by the publish in progress.
-   */
-  private java.util.concurrent.CompletableFuture<IndexUpdater.Spare> spare;
+  /** The served snapshot's index.sqlite copied ahead for the next publish's index update. */
+  private final org.packyard.publish.IndexAhead indexAhead;
 
   AggregatePublisher(RepositoryConfig repo, Aggregates.Engine engine, RepomdSigner signer) {
     this.repo = repo;
     this.engine = engine;
+    this.indexAhead = new org.packyard.publish.IndexAhead(repo.name(), engine.snapshots(), engine.ingest());
     this.signer = signer;
   }
 
@@ -350,7 +347,7 @@ final class AggregatePublisher {
    * a snapshot another replica published) or it cannot be updated. Returns which ("incremental" or "full").
    */
   private String index(Path dir, List<PackageXml> pkgs) throws IOException {
-    IndexUpdater.Spare ahead = takeSpare();
+    IndexUpdater.Spare ahead = indexAhead.take();
     try {
       if (updated(dir, pkgs, ahead)) return "incremental";
     } finally {
@@ -395,57 +392,10 @@ final class AggregatePublisher {
     return false;
   }
 
-  /** Starts copying the served index's database for the next publish (on the ingest threads; skipped when they are busy). */
+  /** Starts copying the served index's database for the next publish (skipped when the pool is busy). */
   private void startSpare() {
-    dropSpare();
-    Served served = engine.catalog().view().repository(repo.name());
-    if (served == null || served.index() == null) return;
-    SnapshotIndex idx;
-    try {
-      idx = served.index().retain();
-    } catch (IllegalStateException retired) {
-      return;
-    }
-    SnapshotStore.Staging tmp;
-    try {
-      tmp = engine.snapshots().stage(repo.name()); // beside the snapshots: its file is moved into the next one's index
-    } catch (IOException e) {
-      idx.release();
-      return;
-    }
-    try {
-      spare = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-        try {
-          return IndexUpdater.prepare(idx, tmp.dir());
-        } catch (IOException e) {
-          engine.snapshots().discard(tmp);
-          throw new java.io.UncheckedIOException(e);
-        } finally {
-          idx.release();
-        }
-      }, engine.ingest());
-    } catch (java.util.concurrent.RejectedExecutionException busy) {
-      idx.release();
-      engine.snapshots().discard(tmp);
-    }
-  }
-
-  /** The copy made ahead, waited for; null when there is none or it failed. */
-  private IndexUpdater.Spare takeSpare() {
-    var f = spare;
-    spare = null;
-    if (f == null) return null;
-    try {
-      return f.join();
-    } catch (RuntimeException e) {
-      LOG.log(Level.FINE, repo.name() + ": no copy of the index made ahead: " + e.getMessage());
-      return null;
-    }
-  }
-
-  private void dropSpare() {
-    IndexUpdater.Spare s = takeSpare();
-    if (s != null) s.discard();
+    var served = engine.catalog().view().repository(repo.name());
+    indexAhead.start(served == null ? null : served.index());
   }
 
   private XmlSource stream(int type, List<PackageXml> pkgs) {

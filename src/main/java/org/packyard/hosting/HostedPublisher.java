@@ -117,16 +117,13 @@ final class HostedPublisher {
   private Map<String, Advisory> advisories = new TreeMap<>();
   private String loadedId;
   private volatile long publishes;
-  /**
-   * The served snapshot's index.sqlite being copied ahead, for the next publish's index update to
-   * patch (a copy of the whole database otherwise costs each publish its size in disk writes);
-   * null when none is under way. Owned like {@link #packages}.
-   */
-  private java.util.concurrent.CompletableFuture<IndexUpdater.Spare> spare;
+  /** The served snapshot's index.sqlite copied ahead for the next publish's index update. */
+  private final org.packyard.publish.IndexAhead indexAhead;
 
   HostedPublisher(RepositoryConfig repo, HostedRepositories.Engine engine, RepomdSigner signer) {
     this.repo = repo;
     this.engine = engine;
+    this.indexAhead = new org.packyard.publish.IndexAhead(repo.name(), engine.snapshots(), engine.ingest());
     this.signer = signer;
   }
 
@@ -415,7 +412,7 @@ final class HostedPublisher {
     var served = engine.catalog().view().repository(repo.name());
     String servedId = served == null ? null : served.snapshot().id();
     if (packages != null && java.util.Objects.equals(servedId, loadedId)) return;
-    dropSpare();
+    indexAhead.drop();
     XmlStore store = new XmlStore(engine.snapshots().stage(repo.name()).dir());
     if (packages != null) packages.store().close();
     packages = null;
@@ -522,7 +519,7 @@ final class HostedPublisher {
       prev.release();
       prev = null;
     }
-    IndexUpdater.Spare ahead = takeSpare();
+    IndexUpdater.Spare ahead = indexAhead.take();
     if (prev != null) {
       try {
         IndexUpdater.update(prev, dir, ahead,
@@ -548,57 +545,10 @@ final class HostedPublisher {
     return "full";
   }
 
-  /** Starts copying the served index's database for the next publish (on the index threads; skipped when they are busy). */
+  /** Starts copying the served index's database for the next publish (skipped when the pool is busy). */
   private void startSpare() {
-    dropSpare();
     var served = engine.catalog().view().repository(repo.name());
-    if (served == null || served.index() == null) return;
-    SnapshotIndex idx;
-    try {
-      idx = served.index().retain();
-    } catch (IllegalStateException retired) {
-      return;
-    }
-    SnapshotStore.Staging tmp;
-    try {
-      tmp = engine.snapshots().stage(repo.name()); // beside the snapshots: moved into the next one's index
-    } catch (IOException e) {
-      idx.release();
-      return;
-    }
-    try {
-      spare = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-        try {
-          return IndexUpdater.prepare(idx, tmp.dir());
-        } catch (IOException e) {
-          engine.snapshots().discard(tmp);
-          throw new java.io.UncheckedIOException(e);
-        } finally {
-          idx.release();
-        }
-      }, engine.ingest());
-    } catch (java.util.concurrent.RejectedExecutionException busy) {
-      idx.release();
-      engine.snapshots().discard(tmp);
-    }
-  }
-
-  /** The copy made ahead, waited for; null when there is none or it failed. */
-  private IndexUpdater.Spare takeSpare() {
-    var f = spare;
-    spare = null;
-    if (f == null) return null;
-    try {
-      return f.join();
-    } catch (RuntimeException e) {
-      LOG.log(Level.FINE, repo.name() + ": no copy of the index made ahead: " + e.getMessage());
-      return null;
-    }
-  }
-
-  private void dropSpare() {
-    IndexUpdater.Spare s = takeSpare();
-    if (s != null) s.discard();
+    indexAhead.start(served == null ? null : served.index());
   }
 
   private static XmlSource document(int type, List<HostedPackage> pkgs) throws IOException {

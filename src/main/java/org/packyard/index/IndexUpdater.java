@@ -850,16 +850,6 @@ public final class IndexUpdater {
 
   /** An XML document in memory, for {@link #update}'s arguments. */
   public static XmlSource document(String what, byte[] xml) {
-    return new XmlSource() {
-      @Override
-      public InputStream open() {
-        return new ByteArrayInputStream(xml);
-      }
-
-      @Override
-      public String describe() {
-        return what;
-      }
-    };
+    return XmlSource.of(what, () -> new ByteArrayInputStream(xml));
   }
 }

@@ -15,4 +15,25 @@ public interface XmlSource {
    * example its open-checksum does not match).
    */
   default void verify() throws IOException {}
+
+  /** How a document is opened. */
+  @FunctionalInterface
+  interface Opener {
+    InputStream open() throws IOException;
+  }
+
+  /** The document {@code open} opens, named {@code what} in error messages. */
+  static XmlSource of(String what, Opener open) {
+    return new XmlSource() {
+      @Override
+      public InputStream open() throws IOException {
+        return open.open();
+      }
+
+      @Override
+      public String describe() {
+        return what;
+      }
+    };
+  }
 }

@@ -166,17 +166,7 @@ class AggregateIncrementalTest {
   private static XmlSource source(TestServer s, Served served, String type) {
     Manifest.FileRef f = served.snapshot().manifest().files().stream().filter(x -> x.type().equals(type)).findFirst().orElseThrow();
     Path p = s.server.services().blobs.path(f.sha256());
-    return new XmlSource() {
-      @Override
-      public InputStream open() throws java.io.IOException {
-        return Compression.decompress(Files.newInputStream(p));
-      }
-
-      @Override
-      public String describe() {
-        return type;
-      }
-    };
+    return XmlSource.of(type, () -> Compression.decompress(Files.newInputStream(p)));
   }
 
 }

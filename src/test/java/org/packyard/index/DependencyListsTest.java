@@ -53,17 +53,7 @@ class DependencyListsTest {
   }
 
   private static XmlSource source(Path file) {
-    return new XmlSource() {
-      @Override
-      public InputStream open() throws java.io.IOException {
-        return Files.newInputStream(file);
-      }
-
-      @Override
-      public String describe() {
-        return file.getFileName().toString();
-      }
-    };
+    return XmlSource.of(file.getFileName().toString(), () -> Files.newInputStream(file));
   }
 
   private static List<Integer> keys(SnapshotIndex index, DepKind kind, String name) throws Exception {

@@ -42,17 +42,7 @@ class IndexSearchRankTest {
   }
 
   private static XmlSource source(Path file) {
-    return new XmlSource() {
-      @Override
-      public InputStream open() throws java.io.IOException {
-        return Files.newInputStream(file);
-      }
-
-      @Override
-      public String describe() {
-        return file.getFileName().toString();
-      }
-    };
+    return XmlSource.of(file.getFileName().toString(), () -> Files.newInputStream(file));
   }
 
   private static List<String> text(SnapshotIndex index, String q) throws Exception {

@@ -73,16 +73,6 @@ public final class SearchTiming {
     try (var s = Files.list(repo.resolve("repodata"))) {
       file = s.filter(p -> p.getFileName().toString().contains(kind + ".xml")).findFirst().orElseThrow();
     }
-    return new XmlSource() {
-      @Override
-      public InputStream open() throws java.io.IOException {
-        return Files.newInputStream(file);
-      }
-
-      @Override
-      public String describe() {
-        return file.getFileName().toString();
-      }
-    };
+    return XmlSource.of(file.getFileName().toString(), () -> Files.newInputStream(file));
   }
 }
