@@ -56,7 +56,7 @@ public final class PackyardServer implements AutoCloseable {
    */
   private final ReaderPool searchers;
   /** Searches running at once, and searches waiting; beyond them a search is answered 503 at once. */
-  static final int SEARCH_THREADS = 1, SEARCH_QUEUE = 64;
+  public static final int SEARCH_THREADS = 1, SEARCH_QUEUE = 64;
   private final List<Long> timers = new CopyOnWriteArrayList<>();
   private final List<String> deployments = new CopyOnWriteArrayList<>();
   private final AtomicInteger port = new AtomicInteger();

@@ -14,6 +14,7 @@ import org.packyard.config.Access;
 import org.packyard.config.Channel;
 import org.packyard.config.Policy;
 import org.packyard.config.RepositoryConfig;
+import org.packyard.server.PackyardServer;
 import org.packyard.server.ReaderPool;
 import org.packyard.testkit.RepoWriter;
 import org.packyard.testkit.RepoWriter.Pkg;
@@ -48,6 +49,9 @@ class SearchPoolTest {
           held.add(f);
           assertThat(held.size()).as("the pool is bounded").isLessThan(10_000);
         }
+
+        // Full: its queue holds as many as it may (else a search below would wait instead of being refused).
+        assertThat(searchers.queued()).as("searches queued when the pool refused one").isEqualTo(PackyardServer.SEARCH_QUEUE);
 
         // Nothing else waits behind the searches.
         for (int i = 0; i < 20; i++) {
