@@ -4,7 +4,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -533,11 +532,6 @@ final class AggregatePublisher {
     }
   }
 
-  private static void fsync(Path p) throws IOException {
-    try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ)) {
-      ch.force(true);
-    }
-  }
 
   /**
    * Files being synced to disk by a thread of their own (one per publish, and a repository
@@ -550,7 +544,7 @@ final class AggregatePublisher {
     private Syncing(String repository, List<MetadataFile> files) {
       thread = Thread.ofPlatform().name("aggregate-sync " + repository).daemon().unstarted(() -> {
         try {
-          for (MetadataFile f : files) fsync(f.path());
+          for (MetadataFile f : files) SnapshotStore.fsync(f.path());
         } catch (IOException e) {
           failed = e;
         }

@@ -3,10 +3,8 @@ package org.packyard.hosting;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -596,11 +594,6 @@ final class HostedPublisher {
     };
   }
 
-  static void fsync(Path p) throws IOException {
-    try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ)) {
-      ch.force(true);
-    }
-  }
 
   static void deleteQuietly(Path p) {
     try {

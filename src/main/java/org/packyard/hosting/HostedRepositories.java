@@ -133,7 +133,7 @@ public final class HostedRepositories implements AutoCloseable {
     return engine.blocking(() -> {
       try {
         Upload u = describe(repo, temp, sha256, size);
-        HostedPublisher.fsync(temp); // here, uploads side by side, not one after the other in the publish that takes them
+        org.packyard.store.SnapshotStore.fsync(temp); // here, uploads side by side, not one after the other in the publish that takes them
         return u;
       } catch (RuntimeException | IOException e) {
         HostedPublisher.deleteQuietly(temp);

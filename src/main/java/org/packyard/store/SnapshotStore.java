@@ -328,7 +328,8 @@ public final class SnapshotStore implements AutoCloseable {
     }
   }
 
-  static void fsync(Path p) throws IOException {
+  /** Forces {@code p}'s bytes to disk (a file, or a directory's entries). Blocking. */
+  public static void fsync(Path p) throws IOException {
     try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ)) {
       ch.force(true);
     }
