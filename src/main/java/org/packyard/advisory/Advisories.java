@@ -18,7 +18,9 @@ import org.packyard.store.Manifest;
  * The advisory index of every served snapshot that has updateinfo (mirrored or hosted alike: the
  * snapshot's {@code updateinfo} file, whatever its compression). Built on first use and kept for
  * as long as that snapshot is the repository's current one: snapshots never change, so the index
- * never goes stale, and the next snapshot gets its own. Concurrent first callers share one build.
+ * never goes stale. The next snapshot gets its own, unless its updateinfo is the same file (same
+ * sha256: a publish that changed only packages), which keeps the index already built. Concurrent
+ * first callers share one build.
  * Blocking (reads and parses the file): call on a worker thread, never an event loop.
  *
  * <pre>{@code
@@ -30,7 +32,8 @@ public final class Advisories {
   /** The repomd.xml type of the file read. */
   public static final String TYPE = "updateinfo";
 
-  private record Entry(String snapshot, CompletableFuture<AdvisoryIndex> index) {}
+  /** {@code updateinfo}: the sha256 of the file the index was read from (null: the snapshot has none). */
+  private record Entry(String snapshot, String updateinfo, CompletableFuture<AdvisoryIndex> index) {}
 
   private final Function<String, java.nio.file.Path> blobs;
   private final Map<String, Entry> cache = new ConcurrentHashMap<>();
@@ -56,8 +59,14 @@ public final class Advisories {
     String id = s.snapshot().id();
     Entry e = cache.get(repo);
     if (e == null || !e.snapshot().equals(id)) {
-      Entry mine = new Entry(id, new CompletableFuture<>());
-      Entry now = cache.compute(repo, (k, old) -> old != null && old.snapshot().equals(id) ? old : mine);
+      Manifest.FileRef f = updateinfo(s.snapshot().manifest());
+      String sha = f == null ? null : f.sha256();
+      Entry mine = new Entry(id, sha, new CompletableFuture<>());
+      Entry now = cache.compute(repo, (k, old) -> old == null ? mine
+          : old.snapshot().equals(id) ? old
+          : sha != null && sha.equals(old.updateinfo()) && old.index().isDone() && !old.index().isCompletedExceptionally()
+              ? new Entry(id, sha, old.index()) // the same bytes: the same advisories
+              : mine);
       if (now == mine) {
         try {
           mine.index().complete(build(s));
