@@ -211,7 +211,7 @@ public final class RepoWriter {
       int count = 0, compressed = 0, reused = 0;
       Source last = null;
       byte[] scratch = new byte[256];
-      Chunker chunker = new Chunker(outs, sources, previous, previousFiles);
+      Chunker chunker = new Chunker(outs, sources, previous, previousFiles, codec);
       for (Source p : packages) {
         if (last != null && SOURCE_ORDER.compare(last, p) >= 0) {
           throw new IllegalArgumentException("packages must be sorted by name then pkgId without duplicates: "
@@ -232,6 +232,7 @@ public final class RepoWriter {
       if (!current.isEmpty()) {
         if (chunker.flush(current, HexFormat.of().formatHex(key.digest()), reusable, chunks)) reused++; else compressed++;
       }
+      chunker.finish(chunks);
       if (count != n) throw new IllegalArgumentException("packages held " + count + " packages, but its size() said " + n);
       List<MetadataFile> files = new ArrayList<>();
       Map<String, String> blobs = new LinkedHashMap<>();
@@ -290,22 +291,58 @@ public final class RepoWriter {
     return fragment.length == 0 || fragment[fragment.length - 1] != '\n';
   }
 
-  /** Writes one chunk of packages to the three files: reused from the previous files, or compressed. */
+  /** How many threads compress: the machine's processors, at most four. */
+  static final int PARALLELISM = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
+  /** The chunks one write keeps between reading their XML and writing them, in order. */
+  static final int IN_FLIGHT = 2 * PARALLELISM;
+  /** The threads that compress changed chunks, shared by every writer; each writer keeps at most {@link #IN_FLIGHT} chunks queued. */
+  private static final java.util.concurrent.ExecutorService COMPRESSORS = compressors();
+
+  private static java.util.concurrent.ExecutorService compressors() {
+    var n = new java.util.concurrent.atomic.AtomicInteger();
+    // Bounded: every writer waits for its oldest chunk once it has IN_FLIGHT queued; when several
+    // writers fill the queue anyway, the writer compresses the chunk itself.
+    return new java.util.concurrent.ThreadPoolExecutor(PARALLELISM, PARALLELISM, 30, java.util.concurrent.TimeUnit.SECONDS,
+        new java.util.concurrent.ArrayBlockingQueue<>(64), r -> {
+          Thread t = new Thread(r, "packyard-compress-" + n.incrementAndGet());
+          t.setDaemon(true);
+          return t;
+        }, new java.util.concurrent.ThreadPoolExecutor.CallerRunsPolicy()) {
+      {
+        allowCoreThreadTimeOut(true);
+      }
+    };
+  }
+
+  /**
+   * Writes chunks of packages to the three files, in order: each one reused from the previous
+   * files, or compressed. Changed chunks are compressed on {@link #COMPRESSORS}, up to
+   * {@link #IN_FLIGHT} at a time, while the next chunks' XML is read; each is written once it and
+   * every chunk before it are done, so the files come out as a serial write makes them.
+   */
   private static final class Chunker {
     private final Out[] outs;
     private final FileChannel[] sources;
     private final ChunkTable previous;
     private final Function<String, Path> previousFiles;
-    private byte[] buf = new byte[1 << 16];
+    private final ChunkCodec codec;
+    private final java.util.ArrayDeque<Pending> pending = new java.util.ArrayDeque<>();
+    /** Buffers of written chunks, reused by the next ones (chunks are megabytes: no new ones each time). */
+    private final java.util.ArrayDeque<byte[]> spare = new java.util.ArrayDeque<>();
 
-    Chunker(Out[] outs, FileChannel[] sources, ChunkTable previous, Function<String, Path> previousFiles) {
+    /** A chunk not yet written: {@code old} when reused, else one compression per type over {@code open}. */
+    private record Pending(String key, List<Source> packages, ChunkTable.Chunk old, byte[][] open, int[] lengths,
+        List<java.util.concurrent.Future<ChunkCodec.Compressed>> compressed) {}
+
+    Chunker(Out[] outs, FileChannel[] sources, ChunkTable previous, Function<String, Path> previousFiles, ChunkCodec codec) {
       this.outs = outs;
       this.sources = sources;
       this.previous = previous;
       this.previousFiles = previousFiles;
+      this.codec = codec;
     }
 
-    /** Returns true when the chunk was reused. */
+    /** Takes the next chunk; returns true when it is reused. */
     boolean flush(List<Source> packages, String key, Map<String, ChunkTable.Chunk> reusable, List<ChunkTable.Chunk> chunks)
         throws IOException {
       long[] openSizes = new long[outs.length];
@@ -315,31 +352,79 @@ public final class RepoWriter {
       ChunkTable.Chunk old = reusable.get(key);
       boolean reuse = old != null && old.packages() == packages.size() && old.pieces().size() == outs.length;
       for (int t = 0; reuse && t < outs.length; t++) reuse = old.pieces().get(t).openSize() == openSizes[t];
-      List<ChunkTable.Piece> pieces = new ArrayList<>(outs.length);
-      for (int t = 0; t < outs.length; t++) {
-        if (reuse) {
-          for (Source p : packages) {
-            if (outs[t].open == null) break;
-            byte[] f = p.fragment(t);
-            outs[t].open.update(f);
-            if (needsNewline(f)) outs[t].open.update((byte) '\n');
-          }
-          pieces.add(outs[t].copy(source(t), old.pieces().get(t)));
-        } else {
+      List<Source> held = List.copyOf(packages);
+      if (reuse) {
+        pending.add(new Pending(key, held, old, null, null, null));
+      } else {
+        byte[][] open = new byte[outs.length][];
+        int[] lengths = new int[outs.length];
+        List<java.util.concurrent.Future<ChunkCodec.Compressed>> jobs = new ArrayList<>(outs.length);
+        for (int t = 0; t < outs.length; t++) {
           if (openSizes[t] > Integer.MAX_VALUE - 16) throw new IllegalArgumentException("a chunk's " + TYPES.get(t) + " XML exceeds 2 GiB");
+          byte[] buf = buffer((int) openSizes[t]);
           int len = 0;
-          if (buf.length < openSizes[t]) buf = new byte[(int) Math.max(openSizes[t], Math.min(Integer.MAX_VALUE - 16, 2L * buf.length))];
           for (Source p : packages) {
             byte[] f = p.fragment(t);
             System.arraycopy(f, 0, buf, len, f.length);
             len += f.length;
             if (needsNewline(f)) buf[len++] = '\n';
           }
-          pieces.add(outs[t].compress(buf, len));
+          open[t] = buf;
+          lengths[t] = len;
+          int n = len;
+          jobs.add(COMPRESSORS.submit(() -> codec.compress(buf, n)));
+        }
+        pending.add(new Pending(key, held, null, open, lengths, jobs));
+      }
+      while (pending.size() > IN_FLIGHT) write(pending.poll(), chunks);
+      return reuse;
+    }
+
+    /** Writes every chunk taken and not yet written. */
+    void finish(List<ChunkTable.Chunk> chunks) throws IOException {
+      while (!pending.isEmpty()) write(pending.poll(), chunks);
+    }
+
+    private void write(Pending c, List<ChunkTable.Chunk> chunks) throws IOException {
+      List<ChunkTable.Piece> pieces = new ArrayList<>(outs.length);
+      for (int t = 0; t < outs.length; t++) {
+        if (c.old() != null) {
+          for (Source p : c.packages()) {
+            if (outs[t].open == null) break;
+            byte[] f = p.fragment(t);
+            outs[t].open.update(f);
+            if (needsNewline(f)) outs[t].open.update((byte) '\n');
+          }
+          pieces.add(outs[t].copy(source(t), c.old().pieces().get(t)));
+        } else {
+          ChunkCodec.Compressed z;
+          try {
+            z = c.compressed().get(t).get();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted while compressing " + TYPES.get(t));
+          } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) throw r;
+            throw new IOException("cannot compress a chunk of " + TYPES.get(t) + ": " + e.getCause(), e.getCause());
+          }
+          pieces.add(outs[t].compressed(c.open()[t], c.lengths()[t], z));
+          if (spare.size() < IN_FLIGHT * outs.length) spare.add(c.open()[t]);
         }
       }
-      chunks.add(new ChunkTable.Chunk(key, packages.size(), pieces));
-      return reuse;
+      chunks.add(new ChunkTable.Chunk(c.key(), c.packages().size(), pieces));
+    }
+
+    /** A buffer of at least {@code size} bytes: a spare one when one is large enough. */
+    private byte[] buffer(int size) {
+      for (var it = spare.iterator(); it.hasNext();) {
+        byte[] b = it.next();
+        if (b.length >= size) {
+          it.remove();
+          return b;
+        }
+      }
+      if (!spare.isEmpty()) spare.poll(); // too small: let it go, a larger one takes its place
+      return new byte[Math.max(size, 1 << 16)];
     }
 
     private FileChannel source(int t) throws IOException {
@@ -388,8 +473,12 @@ public final class RepoWriter {
     }
 
     ChunkTable.Piece compress(byte[] content, int length) throws IOException {
+      return compressed(content, length, codec.compress(content, length));
+    }
+
+    /** Writes {@code c}, the compressed form of {@code content}'s first {@code length} bytes. */
+    ChunkTable.Piece compressed(byte[] content, int length, ChunkCodec.Compressed c) throws IOException {
       if (open != null) open.update(content, 0, length);
-      ChunkCodec.Compressed c = codec.compress(content, length);
       long offset = size;
       raw(c.bytes());
       return added(new ChunkTable.Piece(offset, c.bytes().length, c.unpadded(), length));
