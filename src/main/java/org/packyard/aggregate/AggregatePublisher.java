@@ -28,6 +28,7 @@ import org.packyard.config.MetadataCompression;
 import org.packyard.config.RepositoryConfig;
 import org.packyard.index.IndexBuilder;
 import org.packyard.index.IndexUpdater;
+import org.packyard.index.PackageList;
 import org.packyard.index.SnapshotIndex;
 import org.packyard.index.XmlSource;
 import org.packyard.mirror.SyncGate;
@@ -373,8 +374,13 @@ final class AggregatePublisher {
     try {
       Change c = Change.of(union, pkgs);
       if (c != null) {
-        IndexUpdater.update(prev, dir, ahead, document(0, c.removed()), document(0, c.added()), document(1, c.added()),
-            document(2, c.added()), c.slots());
+        IndexUpdater.Stats st = IndexUpdater.update(prev, dir, ahead, document(0, c.removed()), document(0, c.added()),
+            document(1, c.added()), document(2, c.added()), c.slots());
+        LOG.info(repo.name() + ": index updated: " + st.added() + " added, " + st.removed() + " removed; ms " + st.millis());
+        // the changes feed then compares only these names, not every package of both snapshots
+        List<PackageList.NameArch> changed = new ArrayList<>();
+        for (List<PackageXml> l : List.of(c.removed(), c.added())) for (PackageXml p : l) changed.add(new PackageList.NameArch(p.name(), p.arch()));
+        PackageList.writeChanged(dir, served.snapshot().id(), changed);
         return true;
       }
       LOG.info(repo.name() + ": index built in full: two packages share a location");

@@ -520,8 +520,9 @@ final class HostedPublisher {
     IndexUpdater.Spare ahead = indexAhead.take();
     if (prev != null) {
       try {
-        IndexUpdater.update(prev, dir, ahead,
+        IndexUpdater.Stats st = IndexUpdater.update(prev, dir, ahead,
             document(0, removed), document(0, added), document(1, added), document(2, added), slots(work, added));
+        LOG.info(repo.name() + ": index updated: " + st.added() + " added, " + st.removed() + " removed; ms " + st.millis());
         return "incremental";
       } catch (IndexUpdater.NotIncremental e) {
         LOG.info(repo.name() + ": index built in full: " + e.getMessage());

@@ -27,6 +27,7 @@ import org.packyard.config.Access;
 import org.packyard.config.Channel;
 import org.packyard.config.Policy;
 import org.packyard.config.RepositoryConfig;
+import org.packyard.feed.SnapshotDiff;
 import org.packyard.index.IndexSearch;
 import org.packyard.index.PackageList;
 import org.packyard.index.SnapshotIndex;
@@ -70,11 +71,18 @@ class AggregateFromScratchTest {
       for (int step = 0; step < ownSteps.size(); step++) {
         writeRepo(small, own, ownSteps.get(step), bigElements, bigSteps.get(step));
         long before = aggregates.publishes("all");
+        Served was = s.server.catalog().view().repository("all");
         s.sync("small");
         aggregates.publish("all").await(300, TimeUnit.SECONDS);
         assertThat(aggregates.publishes("all")).as("step " + step).isEqualTo(before + 1);
         assertThat(aggregates.lastIndex("all")).as("step " + step).isEqualTo("incremental");
         assertThat(aggregates.lastChunks("all")[1]).as("chunks reused, step " + step).isPositive();
+        // the names the publish says it changed, which the changes feed compares, give what comparing every package gives
+        Path old = was.snapshot().indexDir(), now = s.server.catalog().view().repository("all").snapshot().indexDir();
+        List<PackageList.NameArch> changed = PackageList.changed(now, was.snapshot().id());
+        assertThat(changed).as("step " + step).isNotNull().isNotEmpty();
+        assertThat(SnapshotDiff.ofGroups(PackageList.read(old, changed), PackageList.read(now, changed))).as("step " + step)
+            .isEqualTo(SnapshotDiff.of(PackageList.read(old), PackageList.read(now)));
       }
       published = metadata(s.server.catalog().view().repository("all"));
     }
