@@ -334,6 +334,7 @@ final class AggregatePublisher {
           + " ms for them to reach the disk)");
       engine.onPublish().accept(pub);
       startSpare();
+      u.warm(); // after the publish: the next one derives its union without looking at every member first
     } finally {
       if (staging != null) engine.snapshots().discard(staging);
       SnapshotStore.deleteTree(dir);

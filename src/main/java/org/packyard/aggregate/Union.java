@@ -79,6 +79,15 @@ final class Union {
     return u;
   }
 
+  /**
+   * Finds where each NEVRA and name-pkgId of every member occurs, for the members not looked at
+   * yet, so that the next {@link #next} does not (half a second for a 75,000-package member).
+   * Call between publishes; not thread-safe.
+   */
+  void warm() {
+    for (Member m : members) keys.computeIfAbsent(m, Keys::new);
+  }
+
   /** This union with member {@code at} replaced by {@code fresh}. */
   private Union replace(int at, Member fresh) {
     List<Member> after = new ArrayList<>(members);

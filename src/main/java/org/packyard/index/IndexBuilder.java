@@ -63,6 +63,15 @@ public final class IndexBuilder {
   private IndexBuilder() {}
 
   /**
+   * Whether {@code fileName} in an index directory is index data this class (or
+   * {@link IndexUpdater}) wrote: derived from the snapshot's metadata, so a build can make it again.
+   * Other files there belong to publishers.
+   */
+  public static boolean isDerived(String fileName) {
+    return IndexFiles.derived(fileName);
+  }
+
+  /**
    * Builds the index into the empty directory {@code dir}. {@code filelists} and {@code other} may
    * be null (the routes that need them then answer empty lists). {@code progress} receives the
    * number of packages read from primary so far.

@@ -27,6 +27,23 @@ final class IndexFiles {
    * index without this file has keys in primary's order and full-text rowids equal to them.
    */
   static final String ORDERS = "orders.bin";
+  /** The files {@link IndexBuilder} and {@link IndexUpdater} write. */
+  static final java.util.List<String> DATA = java.util.List.of(SQLITE, PACKAGES, FILES, CHANGELOGS, CONTENT, RANKS, DEPS, ORDERS);
+
+  /**
+   * Whether {@code fileName} in an index directory is index data (one of {@link #DATA} or a
+   * segment of one, {@code NAME.N}): derived from the snapshot's metadata, so it can be rebuilt.
+   */
+  static boolean derived(String fileName) {
+    for (String d : DATA) {
+      if (fileName.equals(d)) return true;
+      if (fileName.startsWith(d + ".") && fileName.length() > d.length() + 1 && fileName.substring(d.length() + 1).chars().allMatch(Character::isDigit)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** The distance between two neighbours' places after a full build. */
   static final long ORDER_GAP = 1L << 32;
 

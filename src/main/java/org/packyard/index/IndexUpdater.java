@@ -94,7 +94,7 @@ public final class IndexUpdater {
   }
 
   /**
-   * A copy of an index's index.sqlite, made (and written to disk) ahead of the next update by
+   * A copy of an index's index.sqlite, made ahead of the next update by
    * {@link #prepare}, so that the update patches it instead of copying the whole database then.
    * Made in its own directory {@code dir}, which {@link #discard} deletes when the update did not
    * take the copy.
@@ -116,12 +116,18 @@ public final class IndexUpdater {
     }
   }
 
-  /** Copies {@code index}'s index.sqlite into the empty directory {@code dir} and syncs it to disk, for {@link #update}. Blocking. */
-  public static Spare prepare(SnapshotIndex index, Path dir) throws IOException {
+  /**
+   * Copies {@code index}'s index.sqlite into the empty directory {@code dir} for {@link #update},
+   * and with {@code sync} writes it to disk (when the publish will sync the index: then it finds
+   * the copy's bytes there already). Blocking.
+   */
+  public static Spare prepare(SnapshotIndex index, Path dir, boolean sync) throws IOException {
     Path to = dir.resolve(IndexFiles.SQLITE);
     Files.copy(index.dir().resolve(IndexFiles.SQLITE), to);
-    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(to, java.nio.file.StandardOpenOption.WRITE)) {
-      ch.force(true);
+    if (sync) {
+      try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(to, java.nio.file.StandardOpenOption.WRITE)) {
+        ch.force(true);
+      }
     }
     return new Spare(index.dir(), dir);
   }

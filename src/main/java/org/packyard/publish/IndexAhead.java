@@ -52,7 +52,7 @@ public final class IndexAhead {
     try {
       spare = CompletableFuture.supplyAsync(() -> {
         try {
-          return IndexUpdater.prepare(idx, tmp.dir());
+          return IndexUpdater.prepare(idx, tmp.dir(), snapshots.syncsIndexes());
         } catch (IOException e) {
           snapshots.discard(tmp);
           throw new UncheckedIOException(e);

@@ -81,6 +81,9 @@ public final class Services implements AutoCloseable {
     this.blobs = BlobStores.open(config, clock);
     this.advisories = new org.packyard.advisory.Advisories(blobs::path);
     this.snapshots = new SnapshotStore(config.data(), KEEP_SNAPSHOTS, clock);
+    // Index data is derived from the metadata: not synced by each publish, rebuilt after a machine stop.
+    snapshots.deferIndexSync(org.packyard.index.IndexBuilder::isDerived);
+    org.packyard.catalog.IndexRecovery.run(snapshots, blobs);
     for (org.packyard.config.RepositoryConfig r : config.repositories()) {
       if (r.hosted()) snapshots.retain(r.name(), r.hosting().retainSnapshots());
     }

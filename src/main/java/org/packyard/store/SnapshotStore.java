@@ -26,6 +26,17 @@ import java.util.stream.Stream;
  * made durable, renamed into place, and only then the pointer is replaced by an atomic rename: a
  * reader sees the old snapshot or the new one, never a mix, and a crash at any point leaves the
  * previous snapshot published.
+ *
+ * <p>What "durable" covers: the manifest, the pointer and every file of the snapshot directory,
+ * except, once {@link #deferIndexSync} is set, the index's data files. Those are derived from the
+ * snapshot's metadata (blobs, synced by their writers), rewritten tens of megabytes at a time by
+ * every publish, and most are deleted again within minutes: waiting for them to reach the disk
+ * would make the disk, not the change, set a publish's time. So the snapshot records the kernel's
+ * boot id instead ({@link #UNSYNCED}); a process that finds a snapshot recorded in another boot
+ * (the machine stopped before the kernel wrote them) rebuilds its index from the metadata
+ * ({@link #unsyncedFromAnotherBoot}, {@link #replaceIndex}) before serving it. A process that
+ * stops, even killed, loses nothing: the kernel still holds the files. {@link #close} writes them
+ * down.
  */
 public final class SnapshotStore implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
@@ -39,6 +50,12 @@ public final class SnapshotStore implements AutoCloseable {
   private final Clock clock;
   /** Names this instance's staging directories (taken at the first {@link #stage}), so others leave them alone. */
   private Claim claim;
+  /** The file in a snapshot directory that says its index data was not synced, and in which boot. */
+  public static final String UNSYNCED = "index-unsynced";
+  /** Which file names of an index directory are derived data; null: every file is synced. */
+  private volatile java.util.function.Predicate<String> derived;
+  /** The kernel's boot id ({@code /proc/sys/kernel/random/boot_id}); null where there is none. */
+  private volatile String bootId = readBootId();
 
   /** A published snapshot: its directory and manifest. */
   public record Published(String repository, Path dir, Manifest manifest) {
@@ -71,6 +88,34 @@ public final class SnapshotStore implements AutoCloseable {
   public void retain(String repository, int n) {
     if (n < 1) throw new IllegalArgumentException("retain < 1: " + n);
     keepFor.put(repository, n);
+  }
+
+  /**
+   * From now on, publishes leave the files of an index directory that {@code derived} accepts to
+   * the kernel to write (see the class comment). Without a boot id to record (not Linux) every file
+   * is still synced.
+   */
+  public void deferIndexSync(java.util.function.Predicate<String> derived) {
+    this.derived = derived;
+  }
+
+  /** Whether publishes sync every file of an index (false once {@link #deferIndexSync} applies). */
+  public boolean syncsIndexes() {
+    return derived == null || bootId == null;
+  }
+
+  /** Takes {@code id} as the kernel's boot id (tests: a restart after the machine stopped). */
+  public void bootId(String id) {
+    this.bootId = id;
+  }
+
+  private static String readBootId() {
+    try {
+      String id = Files.readString(Path.of("/proc/sys/kernel/random/boot_id")).trim();
+      return id.isEmpty() ? null : id;
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
   }
 
   /** The directory name for a repository: its name with '/' as '+', which names never contain. */
@@ -157,7 +202,9 @@ public final class SnapshotStore implements AutoCloseable {
     Path target = snapshots.resolve(manifest.id());
     if (Files.exists(target)) throw new IOException("snapshot " + manifest.id() + " already exists for " + s.repository());
     JSON.writeValue(s.dir().resolve("manifest.json").toFile(), manifest);
-    syncTree(s.dir());
+    var skip = syncsIndexes() ? null : derived;
+    if (skip != null) Files.writeString(s.dir().resolve(UNSYNCED), bootId + "\n");
+    syncTree(s.dir(), s.indexDir(), skip);
     Files.move(s.dir(), target, StandardCopyOption.ATOMIC_MOVE);
     fsync(snapshots);
     writePointer(s.repository(), manifest.id());
@@ -272,6 +319,13 @@ public final class SnapshotStore implements AutoCloseable {
   /** Gives up this instance's claim on its staging directories (call once nothing is being staged). */
   @Override
   public synchronized void close() {
+    if (!syncsIndexes()) {
+      try {
+        syncIndexes();
+      } catch (IOException | RuntimeException e) {
+        // the next start finds the snapshots unsynced only after the machine stopped, and rebuilds them then
+      }
+    }
     if (claim != null) claim.close();
     claim = null;
   }
@@ -323,8 +377,81 @@ public final class SnapshotStore implements AutoCloseable {
   }
 
   private static void syncTree(Path dir) throws IOException {
+    syncTree(dir, null, null);
+  }
+
+  /** Syncs every file and directory under {@code dir} but the files directly in {@code index} that {@code skip} accepts. */
+  private static void syncTree(Path dir, Path index, java.util.function.Predicate<String> skip) throws IOException {
     try (Stream<Path> s = Files.walk(dir)) {
-      for (Path p : (Iterable<Path>) s::iterator) fsync(p);
+      for (Path p : (Iterable<Path>) s::iterator) {
+        if (skip != null && index.equals(p.getParent()) && skip.test(p.getFileName().toString())) continue;
+        fsync(p);
+      }
+    }
+  }
+
+  /**
+   * The snapshots, of every repository, whose index data was left unsynced in another boot than
+   * this one: after the machine stopped, those files may hold anything. Rebuild each index from its
+   * snapshot's metadata and {@link #replaceIndex} it before opening it.
+   */
+  public List<Published> unsyncedFromAnotherBoot() throws IOException {
+    List<Published> out = new ArrayList<>();
+    for (String r : repositories()) {
+      for (Path d : snapshotDirs(r)) {
+        String boot = unsyncedIn(d);
+        if (boot != null && !boot.equals(bootId)) out.add(new Published(r, d, JSON.readValue(d.resolve("manifest.json").toFile(), Manifest.class)));
+      }
+    }
+    return out;
+  }
+
+  private static String unsyncedIn(Path snapshotDir) throws IOException {
+    try {
+      return Files.readString(snapshotDir.resolve(UNSYNCED)).trim();
+    } catch (NoSuchFileException e) {
+      return null;
+    }
+  }
+
+  /**
+   * Replaces {@code p}'s index with {@code rebuilt} (a directory beside it, on the same file
+   * system), keeping the files of the old index that are not derived data (a publisher's own
+   * state), synced; then the snapshot is no longer unsynced. Blocking.
+   */
+  public void replaceIndex(Published p, Path rebuilt) throws IOException {
+    var isDerived = derived;
+    if (Files.isDirectory(p.indexDir())) {
+      try (Stream<Path> s = Files.list(p.indexDir())) {
+        for (Path f : (Iterable<Path>) s::iterator) {
+          String n = f.getFileName().toString();
+          if ((isDerived == null || !isDerived.test(n)) && !Files.exists(rebuilt.resolve(n))) Files.copy(f, rebuilt.resolve(n));
+        }
+      }
+    }
+    syncTree(rebuilt);
+    try (Stream<Path> s = Files.list(p.dir())) { // left by a stop during an earlier replacement
+      for (Path d : s.filter(d -> d.getFileName().toString().startsWith(".index-stale-")).toList()) deleteTree(d);
+    }
+    Path stale = p.dir().resolve(".index-stale-" + UUID.randomUUID());
+    if (Files.exists(p.indexDir())) Files.move(p.indexDir(), stale, StandardCopyOption.ATOMIC_MOVE);
+    Files.move(rebuilt, p.indexDir(), StandardCopyOption.ATOMIC_MOVE);
+    fsync(p.dir());
+    Files.deleteIfExists(p.dir().resolve(UNSYNCED));
+    fsync(p.dir());
+    deleteTree(stale);
+  }
+
+  /** Writes down the index data this process left to the kernel, so that the next boot finds it synced. Blocking. */
+  public void syncIndexes() throws IOException {
+    for (String r : repositories()) {
+      for (Path d : snapshotDirs(r)) {
+        String boot = unsyncedIn(d);
+        if (boot == null || !boot.equals(bootId)) continue; // another boot's: rebuilt at the next start, never declared good
+        syncTree(d.resolve("index"));
+        Files.deleteIfExists(d.resolve(UNSYNCED));
+        fsync(d);
+      }
     }
   }
 
