@@ -69,13 +69,8 @@ final class AggregatePublisher {
   /** In the index directory of an aggregate snapshot: the chunk table, and the member snapshots it was made from. */
   static final String CHUNKS = "aggregate-chunks.bin";
   static final String MEMBERS = "aggregate-members.txt";
-  /**
-   * Packages a metadata chunk holds on average: a quarter of {@link RepoWriter#DEFAULT_CHUNK_PACKAGES}.
-   * A member change scatters its packages over the union's name order, so 20 changed packages
-   * recompress about 20 chunks, each (chunk ends being random) twice the average size: at 1,000
-   * that was most of a second at 77,000 packages, at 250 a quarter of it, for files 0.3-1.3% larger (gz).
-   */
-  static final int CHUNK_PACKAGES = 250;
+  /** Packages a metadata chunk holds on average (see {@link RepoWriter#DEFAULT_CHUNK_PACKAGES}). */
+  static final int CHUNK_PACKAGES = RepoWriter.DEFAULT_CHUNK_PACKAGES;
 
   private final RepositoryConfig repo;
   private final Aggregates.Engine engine;
@@ -348,9 +343,11 @@ final class AggregatePublisher {
    * a snapshot another replica published) or it cannot be updated. Returns which ("incremental" or "full").
    */
   private String index(Path dir, List<PackageXml> pkgs) throws IOException {
+    long t0 = System.nanoTime();
     IndexUpdater.Spare ahead = indexAhead.take();
+    long waited = (System.nanoTime() - t0) / 1_000_000;
     try {
-      if (updated(dir, pkgs, ahead)) return "incremental";
+      if (updated(dir, pkgs, ahead, waited)) return "incremental";
     } finally {
       if (ahead != null) ahead.discard(); // what the update did not take
     }
@@ -363,7 +360,7 @@ final class AggregatePublisher {
    * Whether {@code dir} now holds the served index updated to {@code pkgs} (patching {@code ahead},
    * its database copied ahead, when there is one); when false, {@code dir} is empty.
    */
-  private boolean updated(Path dir, List<PackageXml> pkgs, IndexUpdater.Spare ahead) throws IOException {
+  private boolean updated(Path dir, List<PackageXml> pkgs, IndexUpdater.Spare ahead, long waited) throws IOException {
     Served served = engine.catalog().view().repository(repo.name());
     if (union == null || served == null || !served.snapshot().id().equals(chunksOf)) return false;
     SnapshotIndex prev;
@@ -373,11 +370,14 @@ final class AggregatePublisher {
       return false; // replaced meanwhile: build in full
     }
     try {
+      long t0 = System.nanoTime();
       Change c = Change.of(union, pkgs);
+      long found = (System.nanoTime() - t0) / 1_000_000;
       if (c != null) {
         IndexUpdater.Stats st = IndexUpdater.update(prev, dir, ahead, document(0, c.removed()), document(0, c.added()),
             document(1, c.added()), document(2, c.added()), c.slots());
-        LOG.info(repo.name() + ": index updated: " + st.added() + " added, " + st.removed() + " removed; ms " + st.millis());
+        LOG.info(repo.name() + ": index updated: " + st.added() + " added, " + st.removed() + " removed; ms " + st.millis()
+            + "; before it: " + waited + " ms waiting for the database copied ahead, " + found + " ms finding the change");
         // the changes feed then compares only these names, not every package of both snapshots
         List<PackageList.NameArch> changed = new ArrayList<>();
         for (List<PackageXml> l : List.of(c.removed(), c.added())) for (PackageXml p : l) changed.add(new PackageList.NameArch(p.name(), p.arch()));
