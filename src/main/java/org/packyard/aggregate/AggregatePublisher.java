@@ -83,6 +83,10 @@ final class AggregatePublisher {
   private String chunksOf;
   /** The packages of snapshot {@link #chunksOf}, in primary's order: what the next publish's index is updated from. */
   private List<PackageXml> union;
+  /** The locations of {@link #union}'s packages, when known (kept from the last incremental index update). */
+  private Set<String> unionLocations;
+  /** What the publish under way found {@link #unionLocations} to become. */
+  private Set<String> nextLocations;
   /** The union this process last published (whatever was published since), for the next to be derived from. */
   private Union chosen;
   private volatile long publishes;
@@ -314,6 +318,8 @@ final class AggregatePublisher {
       chunks = r.table();
       chunksOf = pub.id();
       union = pkgs;
+      unionLocations = nextLocations;
+      nextLocations = null;
       chosen = u;
       lastIndex = how;
       this.updateinfo = updateinfo;
@@ -371,7 +377,10 @@ final class AggregatePublisher {
     }
     try {
       long t0 = System.nanoTime();
-      Change c = Change.of(union, pkgs);
+      Set<String> locations = unionLocations;
+      unionLocations = null; // taken over by the change (and found again if this publish fails)
+      Change c = Change.of(union, pkgs, locations);
+      nextLocations = c == null ? null : c.locations();
       long found = (System.nanoTime() - t0) / 1_000_000;
       if (c != null) {
         IndexUpdater.Stats st = IndexUpdater.update(prev, dir, ahead, document(0, c.removed()), document(0, c.added()),
@@ -430,39 +439,49 @@ final class AggregatePublisher {
    * What changed from one union to the next, by location: a package whose pkgId or elements
    * differ at the same location is removed and added again. Both lists in primary's order;
    * {@code slots} places each added package between its nearest kept neighbours in the new union.
+   * {@code locations}: the new union's locations, for the next change.
    */
-  record Change(List<PackageXml> removed, List<PackageXml> added, Function<String, IndexUpdater.Slot> slots) {
-    /** Null when a location occurs twice in either union (the index could not tell those packages apart by it). */
-    static Change of(List<PackageXml> before, List<PackageXml> after) {
-      Map<String, PackageXml> old = new HashMap<>(before.size() * 2);
-      for (PackageXml p : before) if (old.put(p.locationHref(), p) != null) return null;
-      Set<String> locations = new HashSet<>(after.size() * 2);
-      Set<PackageXml> kept = Collections.newSetFromMap(new IdentityHashMap<>());
-      List<PackageXml> added = new ArrayList<>();
-      for (PackageXml p : after) {
-        if (!locations.add(p.locationHref())) return null;
-        PackageXml o = old.get(p.locationHref());
-        if (o != null && same(o, p)) kept.add(o);
-        else added.add(p);
+  record Change(List<PackageXml> removed, List<PackageXml> added, Function<String, IndexUpdater.Slot> slots, Set<String> locations) {
+    /**
+     * One walk along both unions (both in {@link RepoWriter#ORDER}, which a package keeps with its
+     * location: a kept package is the same element at the same place in both), so the cost is the
+     * change's, plus a pass without hashing over the packages the two share as the same objects.
+     * {@code beforeLocations}: {@code before}'s locations, from the last change, which this one
+     * updates and takes over (null: found here). Null when a location occurs twice in either
+     * union (the index could not tell those packages apart by it).
+     */
+    static Change of(List<PackageXml> before, List<PackageXml> after, Set<String> beforeLocations) {
+      Set<String> locations = beforeLocations;
+      if (locations == null) {
+        locations = new HashSet<>(before.size() * 2);
+        for (PackageXml p : before) if (!locations.add(p.locationHref())) return null;
       }
-      List<PackageXml> removed = new ArrayList<>();
-      for (PackageXml p : before) if (!kept.contains(p)) removed.add(p);
-      Set<PackageXml> fresh = Collections.newSetFromMap(new IdentityHashMap<>());
-      fresh.addAll(added);
+      List<PackageXml> removed = new ArrayList<>(), added = new ArrayList<>();
       Map<String, IndexUpdater.Slot> slots = new HashMap<>();
       List<String> pending = new ArrayList<>();
       String last = null;
-      for (PackageXml p : after) {
-        if (fresh.contains(p)) {
-          pending.add(p.locationHref());
-          continue;
+      int i = 0, j = 0;
+      while (i < before.size() || j < after.size()) {
+        PackageXml o = i < before.size() ? before.get(i) : null, p = j < after.size() ? after.get(j) : null;
+        int cmp = o == null ? 1 : p == null ? -1 : o == p ? 0 : RepoWriter.ORDER.compare(o, p);
+        if (cmp == 0 && same(o, p)) { // kept: the added packages since the last kept one go before it
+          for (String l : pending) slots.put(l, new IndexUpdater.Slot(last, p.locationHref()));
+          pending.clear();
+          last = p.locationHref();
+        } else {
+          if (cmp <= 0) removed.add(o); // only before, or changed in place
+          if (cmp >= 0) { // only after, or changed in place
+            added.add(p);
+            pending.add(p.locationHref());
+          }
         }
-        for (String l : pending) slots.put(l, new IndexUpdater.Slot(last, p.locationHref()));
-        pending.clear();
-        last = p.locationHref();
+        if (cmp <= 0) i++;
+        if (cmp >= 0) j++;
       }
       for (String l : pending) slots.put(l, new IndexUpdater.Slot(last, null));
-      return new Change(removed, added, slots::get);
+      for (PackageXml r : removed) locations.remove(r.locationHref());
+      for (PackageXml a : added) if (!locations.add(a.locationHref())) return null;
+      return new Change(removed, added, slots::get, locations);
     }
 
     private static boolean same(PackageXml a, PackageXml b) {
