@@ -36,6 +36,7 @@ import org.packyard.publish.ChunkTable;
 import org.packyard.publish.MetadataFile;
 import org.packyard.publish.PackageXml;
 import org.packyard.publish.RepoWriter;
+import org.packyard.publish.Syncing;
 import org.packyard.publish.RepomdSigner;
 import org.packyard.publish.RepomdXml;
 import org.packyard.store.Manifest;
@@ -555,47 +556,6 @@ final class AggregatePublisher {
       return null;
     } catch (IOException e) {
       return null;
-    }
-  }
-
-
-  /**
-   * Files being synced to disk by a thread of their own (one per publish, and a repository
-   * publishes one at a time), so that the publish goes on meanwhile.
-   */
-  private static final class Syncing {
-    private final Thread thread;
-    private volatile IOException failed;
-
-    private Syncing(String repository, List<MetadataFile> files) {
-      thread = Thread.ofPlatform().name("aggregate-sync " + repository).daemon().unstarted(() -> {
-        try {
-          for (MetadataFile f : files) SnapshotStore.fsync(f.path());
-        } catch (IOException e) {
-          failed = e;
-        }
-      });
-    }
-
-    static Syncing start(String repository, List<MetadataFile> files) {
-      Syncing s = new Syncing(repository, files);
-      s.thread.start();
-      return s;
-    }
-
-    /** Waits until the files are on disk; throws what syncing them threw. */
-    void await() throws IOException {
-      boolean interrupted = false;
-      while (true) {
-        try {
-          thread.join();
-          break;
-        } catch (InterruptedException e) {
-          interrupted = true; // the files must be synced before anything goes on: wait on, then say so
-        }
-      }
-      if (interrupted) Thread.currentThread().interrupt();
-      if (failed != null) throw failed;
     }
   }
 }

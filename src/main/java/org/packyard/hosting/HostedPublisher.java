@@ -28,6 +28,7 @@ import org.packyard.publish.ChunkTable;
 import org.packyard.publish.MetadataFile;
 import org.packyard.publish.PackageXml;
 import org.packyard.publish.RepoWriter;
+import org.packyard.publish.Syncing;
 import org.packyard.publish.RepomdSigner;
 import org.packyard.publish.RepomdXml;
 import org.packyard.rpm.Compression;
@@ -451,7 +452,7 @@ final class HostedPublisher {
       for (HostedPackage p : work.packages()) xml.add(p.xml());
       // no open checksums: they would hash every package's XML (hundreds of MB at 100,000 packages) each publish
       RepoWriter.Result r = new RepoWriter(repo.publishing().metadataCompression(), RepoWriter.DEFAULT_CHUNK_PACKAGES)
-          .withoutOpenChecksums().write(dir, xml, chunks, engine.blobs()::path);
+          .withoutOpenChecksums().syncedByCaller().write(dir, xml, chunks, engine.blobs()::path);
       List<MetadataFile> files = new ArrayList<>(r.files());
       if (!advisories.isEmpty()) {
         files.add(ExtraMetadata.write(dir, Advisories.TYPE, repo.publishing().metadataCompression(), out -> {
@@ -461,17 +462,24 @@ final class HostedPublisher {
         }));
       }
       List<Manifest.FileRef> refs = new ArrayList<>();
-      for (MetadataFile f : files) {
-        engine.blobs().commit(f.path(), f.sha256());
-        refs.add(new Manifest.FileRef(f.type(), f.location(), f.sha256(), f.size()));
-      }
+      for (MetadataFile f : files) refs.add(new Manifest.FileRef(f.type(), f.location(), f.sha256(), f.size()));
+      // The new files (tens of MB at 100,000 packages) go to disk while the index is built, and are
+      // committed as blobs only once they are there.
+      Syncing written = Syncing.start(repo.name(), files);
       String revision = Long.toString(now.toEpochMilli());
-      refs.addAll(0, RepomdXml.store(revision, now, files, signer, engine.blobs()));
+      String how;
+      long t1, t2;
+      try {
+        refs.addAll(0, RepomdXml.store(revision, now, files, signer, engine.blobs()));
+        staging = engine.snapshots().stage(repo.name());
+        t1 = System.nanoTime();
+        how = index(staging.indexDir(), r, work, added, removed);
+        t2 = System.nanoTime();
+      } finally {
+        written.await();
+      }
+      for (MetadataFile f : files) engine.blobs().commit(f.path(), f.sha256());
       String repomdSha = refs.get(0).sha256();
-      staging = engine.snapshots().stage(repo.name());
-      long t1 = System.nanoTime();
-      String how = index(staging.indexDir(), r, work, added, removed);
-      long t2 = System.nanoTime();
       Files.write(staging.indexDir().resolve(SnapshotLoader.CHUNKS), r.table().toBytes());
       if (added != null && removed != null && loadedId != null) {
         List<org.packyard.index.PackageList.NameArch> changed = new ArrayList<>();
@@ -580,20 +588,11 @@ final class HostedPublisher {
     return out::get;
   }
 
-  private XmlSource source(MetadataFile f) {
-    Path p = engine.blobs().path(f.sha256());
-    return new XmlSource() {
-      @Override
-      public java.io.InputStream open() throws IOException {
-        return Compression.decompress(Files.newInputStream(p));
-      }
-
-      @Override
-      public String describe() {
-        return f.type() + " (" + f.location() + ")";
-      }
-    };
+  private static XmlSource source(MetadataFile f) {
+    // the file just written (committed as a blob only after the index is built)
+    return XmlSource.of(f.type() + " (" + f.location() + ")", () -> Compression.decompress(Files.newInputStream(f.path())));
   }
+
 
 
   static void deleteQuietly(Path p) {
