@@ -465,7 +465,7 @@ final class AggregatePublisher {
       while (i < before.size() || j < after.size()) {
         PackageXml o = i < before.size() ? before.get(i) : null, p = j < after.size() ? after.get(j) : null;
         int cmp = o == null ? 1 : p == null ? -1 : o == p ? 0 : RepoWriter.ORDER.compare(o, p);
-        if (cmp == 0 && same(o, p)) { // kept: the added packages since the last kept one go before it
+        if (cmp == 0 && o.locationHref().equals(p.locationHref()) && same(o, p)) { // kept: the added packages since the last kept one go before it
           for (String l : pending) slots.put(l, new IndexUpdater.Slot(last, p.locationHref()));
           pending.clear();
           last = p.locationHref();

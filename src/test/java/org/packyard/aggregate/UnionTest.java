@@ -39,6 +39,71 @@ class UnionTest {
     }
   }
 
+  /**
+   * What an aggregate's index update is given between two successive unions (found in one walk
+   * along both, with the locations carried from the last change) is what comparing them by
+   * location finds: a package is kept when the same element is at the same location.
+   */
+  @Test
+  void change_betweenSuccessiveUnions_isWhatComparingByLocationFinds() {
+    for (long seed = 1; seed <= 300; seed++) {
+      SplittableRandom rnd = new SplittableRandom(seed);
+      List<Member> members = new ArrayList<>();
+      for (int m = 0; m < 1 + rnd.nextInt(4); m++) members.add(member("m" + m, randomPackages(rnd, "m" + m, null)));
+      Union u = Union.of(members);
+      java.util.Set<String> carried = null;
+      for (int step = 0; step < 6; step++) {
+        List<Member> now = new ArrayList<>(members);
+        int at = rnd.nextInt(now.size());
+        now.set(at, member(now.get(at).name(), randomPackages(rnd, now.get(at).name(), now.get(at))));
+        Union next = u.next(now);
+        AggregatePublisher.Change c = AggregatePublisher.Change.of(u.packages(), next.packages(), carried);
+        assertChange(u.packages(), next.packages(), c, "seed " + seed + " step " + step);
+        carried = c == null ? null : c.locations();
+        members = now;
+        u = next;
+      }
+    }
+  }
+
+  private static void assertChange(List<PackageXml> before, List<PackageXml> after, AggregatePublisher.Change c, String what) {
+    java.util.Set<String> locations = new java.util.HashSet<>();
+    boolean repeated = false;
+    for (PackageXml p : after) repeated |= !locations.add(p.locationHref());
+    java.util.Map<String, PackageXml> old = new java.util.HashMap<>();
+    for (PackageXml p : before) repeated |= old.put(p.locationHref(), p) != null;
+    if (repeated) {
+      assertThat(c).as(what).isNull();
+      return;
+    }
+    assertThat(c).as(what).isNotNull();
+    java.util.Set<PackageXml> kept = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    List<PackageXml> added = new ArrayList<>();
+    for (PackageXml p : after) {
+      PackageXml o = old.get(p.locationHref());
+      if (o != null && o.pkgId().equals(p.pkgId()) && o.name().equals(p.name()) && java.util.Arrays.equals(o.primary(), p.primary())
+          && java.util.Arrays.equals(o.filelists(), p.filelists()) && java.util.Arrays.equals(o.other(), p.other())) {
+        kept.add(o);
+      } else {
+        added.add(p);
+      }
+    }
+    List<PackageXml> removed = before.stream().filter(p -> !kept.contains(p)).toList();
+    assertSamePackages(c.removed(), removed, what + ", removed");
+    assertSamePackages(c.added(), added, what + ", added");
+    java.util.Set<PackageXml> fresh = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    fresh.addAll(added);
+    for (int i = 0; i < after.size(); i++) {
+      if (!fresh.contains(after.get(i))) continue;
+      String prev = null, next = null;
+      for (int j = i - 1; j >= 0 && prev == null; j--) if (!fresh.contains(after.get(j))) prev = after.get(j).locationHref();
+      for (int j = i + 1; j < after.size() && next == null; j++) if (!fresh.contains(after.get(j))) next = after.get(j).locationHref();
+      assertThat(c.slots().apply(after.get(i).locationHref())).as(what + ", slot of " + after.get(i).locationHref())
+          .isEqualTo(new org.packyard.index.IndexUpdater.Slot(prev, next));
+    }
+    assertThat(c.locations()).as(what + ", locations").isEqualTo(locations);
+  }
+
   @Test
   void next_withAMemberAddedOrReordered_isTheUnionChosenFromScratch() {
     SplittableRandom rnd = new SplittableRandom(42);
