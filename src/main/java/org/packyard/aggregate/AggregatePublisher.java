@@ -238,6 +238,7 @@ final class AggregatePublisher {
   /** Writes and publishes the aggregate's snapshot; {@code t0}: when this publish began loading its members (for the log). */
   private void write(List<Served> present, String fingerprint, SyncGate.Pass pass, long t0) throws IOException {
     long tw = System.nanoTime();
+    nextLocations = null; // set by this publish's index update, if it finds the change
     Instant now = engine.clock().instant();
     MetadataCompression compression = repo.publishing().metadataCompression();
     Path dir = engine.blobs().newTempDirectory();
@@ -336,7 +337,9 @@ final class AggregatePublisher {
           + " ms for them to reach the disk)");
       engine.onPublish().accept(pub);
       startSpare();
-      u.warm(); // after the publish: the next one derives its union without looking at every member first
+      // after the publish, for the next one: it derives its union and its change without looking at every package first
+      u.warm();
+      if (unionLocations == null) unionLocations = Change.locations(pkgs);
     } finally {
       if (staging != null) engine.snapshots().discard(staging);
       SnapshotStore.deleteTree(dir);
@@ -452,11 +455,8 @@ final class AggregatePublisher {
      * union (the index could not tell those packages apart by it).
      */
     static Change of(List<PackageXml> before, List<PackageXml> after, Set<String> beforeLocations) {
-      Set<String> locations = beforeLocations;
-      if (locations == null) {
-        locations = new HashSet<>(before.size() * 2);
-        for (PackageXml p : before) if (!locations.add(p.locationHref())) return null;
-      }
+      Set<String> locations = beforeLocations != null ? beforeLocations : locations(before);
+      if (locations == null) return null;
       List<PackageXml> removed = new ArrayList<>(), added = new ArrayList<>();
       Map<String, IndexUpdater.Slot> slots = new HashMap<>();
       List<String> pending = new ArrayList<>();
@@ -483,6 +483,13 @@ final class AggregatePublisher {
       for (PackageXml r : removed) locations.remove(r.locationHref());
       for (PackageXml a : added) if (!locations.add(a.locationHref())) return null;
       return new Change(removed, added, slots::get, locations);
+    }
+
+    /** The packages' locations; null when one occurs twice. */
+    static Set<String> locations(List<PackageXml> packages) {
+      Set<String> out = new HashSet<>(packages.size() * 2);
+      for (PackageXml p : packages) if (!out.add(p.locationHref())) return null;
+      return out;
     }
 
     private static boolean same(PackageXml a, PackageXml b) {
