@@ -63,7 +63,7 @@ import org.packyard.rpm.PrimaryParser;
  * room left between two neighbours' places, or a package to remove that the index does not have.
  */
 public final class IndexUpdater {
-  /** The most segments a record file keeps; beyond, the newer half is copied into the new file. */
+  /** The most segments a record file keeps; beyond, the newest are copied into the new file ({@link Segments#keep}). */
   static final int MAX_SEGMENTS = 8;
   private static final byte[] CO_PACKAGES = ",\"co-packages\":[".getBytes(StandardCharsets.US_ASCII);
 
@@ -534,10 +534,10 @@ public final class IndexUpdater {
 
   /**
    * The segments of the new record files: the previous file itself and the previous file's own
-   * segments, hard-linked under their names. Past {@link #MAX_SEGMENTS}, the newer half is not
-   * linked: their live records are copied into the new file.
+   * segments, hard-linked under their names. Past {@link #MAX_SEGMENTS}, the newest are not linked
+   * ({@link #keep}): their live records are copied into the new file.
    */
-  private static final class Segments {
+  static final class Segments {
     private final Path from, to;
 
     Segments(Path from, Path to) {
@@ -557,7 +557,12 @@ public final class IndexUpdater {
       for (String n : old) next = Math.max(next, suffix(n) + 1);
       String self = file + "." + next;
       chain.add(self); // prev itself, as the newest segment
-      int keep = chain.size() <= MAX_SEGMENTS ? chain.size() : chain.size() / 2;
+      int keep = chain.size();
+      if (keep > MAX_SEGMENTS) {
+        long[] sizes = new long[chain.size()];
+        for (int s = 0; s < chain.size(); s++) sizes[s] = recordBytes(from.resolve(s < old.size() ? old.get(s) : file));
+        keep = keep(sizes);
+      }
       int[] map = new int[old.size() + 1];
       List<String> names = new ArrayList<>();
       for (int s = 0; s < chain.size(); s++) {
@@ -573,6 +578,29 @@ public final class IndexUpdater {
       }
       out.segments(names, prev.maxRecord());
       return map;
+    }
+
+    /**
+     * How many of the oldest segments stay linked when there are too many: the newest two are
+     * copied, and each older one too while its records are no more than those being copied. A
+     * record is then copied only into a run at least twice as large as the one it was in, so about
+     * log2(changes) times in all. (Keeping the older half copied the newer half, which holds every
+     * record copied before, at each merge: at 100,000 uploaded packages, 0.5-1.3 s every fifth publish.)
+     */
+    static int keep(long[] recordBytes) {
+      int c = recordBytes.length - 2;
+      long copied = recordBytes[c] + recordBytes[c + 1];
+      while (c > 0 && recordBytes[c - 1] <= copied) copied += recordBytes[--c];
+      return c;
+    }
+
+    /** The bytes of records in record file {@code p} (what copying its records would copy). */
+    private static long recordBytes(Path p) throws IOException {
+      try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(p, java.nio.file.StandardOpenOption.READ)) {
+        ByteBuffer head = ByteBuffer.allocate(RecordFile.HEADER).order(ByteOrder.LITTLE_ENDIAN);
+        ch.read(head, 0);
+        return Math.max(0, head.getLong(16) - RecordFile.HEADER); // the key table starts where the records end
+      }
     }
 
     private static int suffix(String name) {
