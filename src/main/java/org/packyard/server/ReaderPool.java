@@ -65,6 +65,11 @@ public final class ReaderPool implements AutoCloseable {
     return p.future();
   }
 
+  /** The threads that run tasks. */
+  public int threads() {
+    return executor.getMaximumPoolSize();
+  }
+
   /** Tasks waiting for a thread right now. */
   public int queued() {
     return executor.getQueue().size();

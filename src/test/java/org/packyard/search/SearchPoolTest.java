@@ -42,7 +42,16 @@ class SearchPoolTest {
       CountDownLatch release = new CountDownLatch(1);
       List<Future<Boolean>> held = new ArrayList<>();
       try {
-        // Every thread and every queue place taken by a search that waits, until the pool refuses one.
+        // Every thread taken by a search that waits (each one running, so that none frees a queue
+        // place by starting later), then every queue place, until the pool refuses one.
+        java.util.concurrent.atomic.AtomicInteger running = new java.util.concurrent.atomic.AtomicInteger();
+        for (int i = 0; i < searchers.threads(); i++) {
+          held.add(searchers.submit(() -> {
+            running.incrementAndGet();
+            return release.await(2, java.util.concurrent.TimeUnit.MINUTES);
+          }));
+        }
+        TestServer.await(() -> running.get() == searchers.threads());
         while (true) {
           Future<Boolean> f = searchers.submit(() -> release.await(2, java.util.concurrent.TimeUnit.MINUTES));
           if (f.failed()) break;
