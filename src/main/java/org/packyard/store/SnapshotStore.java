@@ -55,7 +55,7 @@ public final class SnapshotStore implements AutoCloseable {
   /** Which file names of an index directory are derived data; null: every file is synced. */
   private volatile java.util.function.Predicate<String> derived;
   /** The kernel's boot id ({@code /proc/sys/kernel/random/boot_id}); null where there is none. */
-  private volatile String bootId = readBootId();
+  private final String bootId = readBootId();
 
   /** A published snapshot: its directory and manifest. */
   public record Published(String repository, Path dir, Manifest manifest) {
@@ -102,11 +102,6 @@ public final class SnapshotStore implements AutoCloseable {
   /** Whether publishes sync every file of an index (false once {@link #deferIndexSync} applies). */
   public boolean syncsIndexes() {
     return derived == null || bootId == null;
-  }
-
-  /** Takes {@code id} as the kernel's boot id (tests: a restart after the machine stopped). */
-  public void bootId(String id) {
-    this.bootId = id;
   }
 
   private static String readBootId() {
