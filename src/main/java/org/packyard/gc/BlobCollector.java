@@ -115,14 +115,8 @@ public final class BlobCollector {
     try {
       // Their index (which packages they hold) may be torn: marking from it could delete blobs they need.
       if (!snapshots.unsyncedFromAnotherBoot().isEmpty()) {
-        running.set(false);
         return logged(Result.skip("some snapshot indexes were not written down before the machine stopped; `packyard serve` rebuilds them at start"));
       }
-    } catch (IOException | RuntimeException e) {
-      running.set(false);
-      throw e;
-    }
-    try {
       Optional<Lease> lease = state.acquireLease(LEASE, holder, LEASE_TTL);
       if (lease.isEmpty()) {
         String other = state.lease(LEASE).map(StateStore.LeaseState::holder).orElse("another process");
