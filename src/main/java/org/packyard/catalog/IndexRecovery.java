@@ -41,9 +41,7 @@ public final class IndexRecovery {
     try {
       for (Published p : stale) {
         long t0 = System.nanoTime();
-        dropOldRebuilds(p.dir());
-        Path dir = p.dir().resolve(".index-rebuild-" + java.util.UUID.randomUUID()); // another process may rebuild it too
-        Files.createDirectories(dir);
+        Path dir = snapshots.rebuildDir(p);
         try {
           IndexBuilder.build(dir, source(p, "primary", blobs), source(p, "filelists", blobs), source(p, "other", blobs), pool, pool, n -> {});
           snapshots.replaceIndex(p, dir);
@@ -58,16 +56,6 @@ public final class IndexRecovery {
       pool.shutdownNow();
     }
     return done;
-  }
-
-  /** Deletes rebuilds an earlier start left half done (the machine stopped again): those an hour old. */
-  private static void dropOldRebuilds(Path snapshotDir) throws IOException {
-    java.time.Instant cutoff = java.time.Instant.now().minus(java.time.Duration.ofHours(1));
-    try (var s = Files.list(snapshotDir)) {
-      for (Path d : s.filter(d -> d.getFileName().toString().startsWith(".index-rebuild-")).toList()) {
-        if (Files.getLastModifiedTime(d).toInstant().isBefore(cutoff)) SnapshotStore.deleteTree(d);
-      }
-    }
   }
 
   private static XmlSource source(Published p, String type, BlobStore blobs) {

@@ -392,26 +392,47 @@ public final class SnapshotStore implements AutoCloseable {
    */
   public List<Published> unsyncedFromAnotherBoot() throws IOException {
     List<Published> out = new ArrayList<>();
+    for (Unsynced u : unsynced()) {
+      if (!u.boot().equals(bootId)) out.add(new Published(u.repository(), u.dir(), JSON.readValue(u.dir().resolve("manifest.json").toFile(), Manifest.class)));
+    }
+    return out;
+  }
+
+  /** A kept snapshot whose index data was left unsynced, and the boot it was left in. */
+  private record Unsynced(String repository, Path dir, String boot) {}
+
+  /** Every kept snapshot, of every repository, that records {@link #UNSYNCED}. */
+  private List<Unsynced> unsynced() throws IOException {
+    List<Unsynced> out = new ArrayList<>();
     for (String r : repositories()) {
       for (Path d : snapshotDirs(r)) {
-        String boot = unsyncedIn(d);
-        if (boot != null && !boot.equals(bootId)) out.add(new Published(r, d, JSON.readValue(d.resolve("manifest.json").toFile(), Manifest.class)));
+        try {
+          out.add(new Unsynced(r, d, Files.readString(d.resolve(UNSYNCED)).trim()));
+        } catch (NoSuchFileException e) {
+          // synced
+        }
       }
     }
     return out;
   }
 
-  private static String unsyncedIn(Path snapshotDir) throws IOException {
-    try {
-      return Files.readString(snapshotDir.resolve(UNSYNCED)).trim();
-    } catch (NoSuchFileException e) {
-      return null;
+  /**
+   * A new, empty directory beside {@code p}'s index to rebuild it in, for {@link #replaceIndex}:
+   * its own (another process may rebuild the same index), after deleting those a start that the
+   * machine stopped again left there an hour ago or more.
+   */
+  public Path rebuildDir(Published p) throws IOException {
+    java.time.Instant cutoff = java.time.Instant.now().minus(java.time.Duration.ofHours(1));
+    try (Stream<Path> s = Files.list(p.dir())) {
+      for (Path d : s.filter(d -> d.getFileName().toString().startsWith(".index-rebuild-")).toList()) {
+        if (Files.getLastModifiedTime(d).toInstant().isBefore(cutoff)) deleteTree(d);
+      }
     }
+    return Files.createDirectories(p.dir().resolve(".index-rebuild-" + UUID.randomUUID()));
   }
 
   /**
-   * Replaces {@code p}'s index with {@code rebuilt} (a directory beside it, on the same file
-   * system), keeping the files of the old index that are not derived data (a publisher's own
+   * Replaces {@code p}'s index with {@code rebuilt} (made in {@link #rebuildDir}), keeping the files of the old index that are not derived data (a publisher's own
    * state), synced; then the snapshot is no longer unsynced. Blocking.
    */
   public void replaceIndex(Published p, Path rebuilt) throws IOException {
@@ -439,14 +460,11 @@ public final class SnapshotStore implements AutoCloseable {
 
   /** Writes down the index data this process left to the kernel, so that the next boot finds it synced. Blocking. */
   public void syncIndexes() throws IOException {
-    for (String r : repositories()) {
-      for (Path d : snapshotDirs(r)) {
-        String boot = unsyncedIn(d);
-        if (boot == null || !boot.equals(bootId)) continue; // another boot's: rebuilt at the next start, never declared good
-        syncTree(d.resolve("index"));
-        Files.deleteIfExists(d.resolve(UNSYNCED));
-        fsync(d);
-      }
+    for (Unsynced u : unsynced()) {
+      if (!u.boot().equals(bootId)) continue; // another boot's: rebuilt at the next start, never declared good
+      syncTree(u.dir().resolve("index"));
+      Files.deleteIfExists(u.dir().resolve(UNSYNCED));
+      fsync(u.dir());
     }
   }
 
