@@ -593,8 +593,6 @@ final class HostedPublisher {
     return XmlSource.of(f.type() + " (" + f.location() + ")", () -> Compression.decompress(Files.newInputStream(f.path())));
   }
 
-
-
   static void deleteQuietly(Path p) {
     try {
       Files.deleteIfExists(p);

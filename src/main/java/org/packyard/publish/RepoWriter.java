@@ -476,11 +476,7 @@ public final class RepoWriter {
     }
 
     ChunkTable.Piece compress(byte[] content) throws IOException {
-      return compress(content, content.length);
-    }
-
-    ChunkTable.Piece compress(byte[] content, int length) throws IOException {
-      return compressed(content, length, codec.compress(content, length));
+      return compressed(content, content.length, codec.compress(content, content.length));
     }
 
     /** Writes {@code c}, the compressed form of {@code content}'s first {@code length} bytes. */

@@ -20,8 +20,7 @@ class UnionTest {
   void next_afterMemberChanges_isTheUnionChosenFromScratch() {
     for (long seed = 1; seed <= 300; seed++) {
       SplittableRandom rnd = new SplittableRandom(seed);
-      List<Member> members = new ArrayList<>();
-      for (int m = 0; m < 1 + rnd.nextInt(4); m++) members.add(member("m" + m, randomPackages(rnd, "m" + m, null)));
+      List<Member> members = randomMembers(rnd);
       Union u = Union.of(members);
       for (int step = 0; step < 6; step++) {
         List<Member> now = new ArrayList<>(members);
@@ -48,8 +47,7 @@ class UnionTest {
   void change_betweenSuccessiveUnions_isWhatComparingByLocationFinds() {
     for (long seed = 1; seed <= 300; seed++) {
       SplittableRandom rnd = new SplittableRandom(seed);
-      List<Member> members = new ArrayList<>();
-      for (int m = 0; m < 1 + rnd.nextInt(4); m++) members.add(member("m" + m, randomPackages(rnd, "m" + m, null)));
+      List<Member> members = randomMembers(rnd);
       Union u = Union.of(members);
       java.util.Set<String> carried = null;
       for (int step = 0; step < 6; step++) {
@@ -118,6 +116,13 @@ class UnionTest {
   private static void assertSamePackages(List<PackageXml> actual, List<PackageXml> expected, String what) {
     assertThat(actual).as(what).hasSameSizeAs(expected);
     for (int i = 0; i < expected.size(); i++) assertThat(actual.get(i)).as(what + " at " + i).isSameAs(expected.get(i));
+  }
+
+  /** One to four members of random packages, named m0, m1, ... */
+  private static List<Member> randomMembers(SplittableRandom rnd) {
+    List<Member> members = new ArrayList<>();
+    for (int m = 0; m < 1 + rnd.nextInt(4); m++) members.add(member("m" + m, randomPackages(rnd, "m" + m, null)));
+    return members;
   }
 
   private static Member member(String name, List<Member.Pkg> pkgs) {
