@@ -32,11 +32,11 @@ import org.packyard.index.PackageList;
 import org.packyard.index.SnapshotIndex;
 import org.packyard.index.XmlSource;
 import org.packyard.mirror.SyncGate;
+import org.packyard.publish.Beside;
 import org.packyard.publish.ChunkTable;
 import org.packyard.publish.MetadataFile;
 import org.packyard.publish.PackageXml;
 import org.packyard.publish.RepoWriter;
-import org.packyard.publish.Syncing;
 import org.packyard.publish.RepomdSigner;
 import org.packyard.publish.RepomdXml;
 import org.packyard.store.Manifest;
@@ -243,10 +243,19 @@ final class AggregatePublisher {
     MetadataCompression compression = repo.publishing().metadataCompression();
     Path dir = engine.blobs().newTempDirectory();
     SnapshotStore.Staging staging = null;
+    Beside<Indexed> indexing = null;
     try {
       Union u = union(present);
       List<PackageXml> pkgs = u.packages();
       long tu = System.nanoTime();
+      staging = engine.snapshots().stage(repo.name());
+      Path indexDir = staging.indexDir();
+      // The index is made from the packages' XML in memory, not from the files: it is built while they are written.
+      indexing = Beside.start("index " + repo.name(), () -> {
+        long s = System.nanoTime();
+        String how = index(indexDir, pkgs);
+        return new Indexed(how, (System.nanoTime() - s) / 1_000_000);
+      });
       RepoWriter.Result r = new RepoWriter(compression, CHUNK_PACKAGES).withoutOpenChecksums() // as hosted: hashing all XML costs a second at 77,000
           .syncedByCaller().write(dir, pkgs, chunks, engine.blobs()::path);
       long tr = System.nanoTime();
@@ -293,19 +302,20 @@ final class AggregatePublisher {
       }
       List<Manifest.FileRef> refs = new ArrayList<>();
       for (MetadataFile f : files) refs.add(new Manifest.FileRef(f.type(), f.location(), f.sha256(), f.size()));
-      // The new files (tens of MB at 77,000 packages) go to disk while the index is built, and are
+      // The new files (tens of MB at 77,000 packages) go to disk while the index is finished, and are
       // committed as blobs only once they are there.
-      Syncing written = Syncing.start(repo.name(), commit);
-      staging = engine.snapshots().stage(repo.name());
+      Beside<Void> written = Beside.sync(repo.name(), commit);
       long t1 = System.nanoTime();
-      String how;
+      Indexed indexed;
       long t2;
       try {
-        how = index(staging.indexDir(), pkgs);
+        indexed = indexing.await();
       } finally {
         t2 = System.nanoTime();
-        written.await();
+        written.join();
       }
+      written.await();
+      String how = indexed.how();
       long ts = System.nanoTime();
       for (MetadataFile f : commit) engine.blobs().commit(f.path(), f.sha256());
       String revision = Long.toString(now.getEpochSecond());
@@ -331,20 +341,24 @@ final class AggregatePublisher {
       lastReused = r.chunksReused();
       LOG.info(repo.name() + ": published aggregate " + m.id() + " with " + pkgs.size() + " packages from " + present.size()
           + " members (members loaded in " + (tw - t0) / 1_000_000 + " ms; chunks: " + r.chunksCompressed() + " compressed, "
-          + r.chunksReused() + " reused; metadata " + (t1 - tw) / 1_000_000 + " ms, index (" + how + ") " + (t2 - t1) / 1_000_000
+          + r.chunksReused() + " reused; metadata " + (t1 - tw) / 1_000_000 + " ms, index (" + how + ") " + indexed.millis()
           + " ms, total " + (System.nanoTime() - t0) / 1_000_000 + " ms; of the metadata: union " + (tu - tw) / 1_000_000
-          + " ms, package files " + (tr - tu) / 1_000_000 + " ms, then waited " + (ts - t2) / 1_000_000
-          + " ms for them to reach the disk)");
+          + " ms, package files " + (tr - tu) / 1_000_000 + " ms; the index, built beside them, was waited for "
+          + (t2 - t1) / 1_000_000 + " ms, then the files " + (ts - t2) / 1_000_000 + " ms to reach the disk)");
       engine.onPublish().accept(pub);
       startSpare();
       // after the publish, for the next one: it derives its union and its change without looking at every package first
       u.warm();
       if (unionLocations == null) unionLocations = Change.locations(pkgs);
     } finally {
+      if (indexing != null) indexing.join(); // it writes into the staging directory
       if (staging != null) engine.snapshots().discard(staging);
       SnapshotStore.deleteTree(dir);
     }
   }
+
+  /** How a publish made its index ("incremental" or "full") and in how many milliseconds. */
+  private record Indexed(String how, long millis) {}
 
   /**
    * Writes the snapshot index of {@code pkgs} into {@code dir}: updated from the served snapshot's

@@ -18,17 +18,17 @@ import org.packyard.advisory.Advisory;
 import org.packyard.advisory.AdvisoryJson;
 import org.packyard.advisory.UpdateinfoWriter;
 import org.packyard.config.RepositoryConfig;
-import org.packyard.publish.ExtraMetadata;
 import org.packyard.index.IndexBuilder;
 import org.packyard.index.IndexUpdater;
 import org.packyard.index.SnapshotIndex;
 import org.packyard.index.XmlSource;
 import org.packyard.mirror.SyncGate;
+import org.packyard.publish.Beside;
 import org.packyard.publish.ChunkTable;
+import org.packyard.publish.ExtraMetadata;
 import org.packyard.publish.MetadataFile;
 import org.packyard.publish.PackageXml;
 import org.packyard.publish.RepoWriter;
-import org.packyard.publish.Syncing;
 import org.packyard.publish.RepomdSigner;
 import org.packyard.publish.RepomdXml;
 import org.packyard.rpm.Compression;
@@ -447,7 +447,16 @@ final class HostedPublisher {
     Instant now = engine.clock().instant();
     Path dir = engine.blobs().newTempDirectory();
     SnapshotStore.Staging staging = null;
+    Beside<Long> updating = null;
     try {
+      staging = engine.snapshots().stage(repo.name());
+      Path indexDir = staging.indexDir();
+      // An update of the served index needs only the changed packages' XML, not the files: it runs
+      // while they are written. A full build reads the files, after.
+      updating = Beside.start("index " + repo.name(), () -> {
+        long s = System.nanoTime();
+        return updated(indexDir, work, added, removed) ? (System.nanoTime() - s) / 1_000_000 : -1L;
+      });
       List<RepoWriter.Source> xml = new ArrayList<>(work.size());
       for (HostedPackage p : work.packages()) xml.add(p.xml());
       // no open checksums: they would hash every package's XML (hundreds of MB at 100,000 packages) each publish
@@ -465,19 +474,27 @@ final class HostedPublisher {
       for (MetadataFile f : files) refs.add(new Manifest.FileRef(f.type(), f.location(), f.sha256(), f.size()));
       // The new files (tens of MB at 100,000 packages) go to disk while the index is built, and are
       // committed as blobs only once they are there.
-      Syncing written = Syncing.start(repo.name(), files);
+      Beside<Void> written = Beside.sync(repo.name(), files);
       String revision = Long.toString(now.toEpochMilli());
       String how;
-      long t1, t2;
+      long t1, indexMs;
       try {
         refs.addAll(0, RepomdXml.store(revision, now, files, signer, engine.blobs()));
-        staging = engine.snapshots().stage(repo.name());
         t1 = System.nanoTime();
-        how = index(staging.indexDir(), r, work, added, removed);
-        t2 = System.nanoTime();
+        long updateMs = updating.await();
+        if (updateMs >= 0) {
+          how = "incremental";
+          indexMs = updateMs;
+        } else {
+          IndexBuilder.build(indexDir, source(r.files().get(0)), source(r.files().get(1)), source(r.files().get(2)),
+              engine.ingest(), engine.ingest(), n -> {});
+          how = "full";
+          indexMs = (System.nanoTime() - t1) / 1_000_000;
+        }
       } finally {
-        written.await();
+        written.join();
       }
+      written.await();
       for (MetadataFile f : files) engine.blobs().commit(f.path(), f.sha256());
       String repomdSha = refs.get(0).sha256();
       Files.write(staging.indexDir().resolve(SnapshotLoader.CHUNKS), r.table().toBytes());
@@ -494,24 +511,24 @@ final class HostedPublisher {
       chunks = r.table();
       publishes++;
       LOG.info(repo.name() + ": published " + m.id() + " with " + work.size() + " packages (chunks: " + r.chunksCompressed()
-          + " compressed, " + r.chunksReused() + " reused; metadata " + (t1 - t0) / 1_000_000 + " ms, index (" + how + ") " + (t2 - t1) / 1_000_000
+          + " compressed, " + r.chunksReused() + " reused; metadata " + (t1 - t0) / 1_000_000 + " ms, index (" + how + ") " + indexMs
           + " ms, total " + (System.nanoTime() - t0) / 1_000_000 + " ms)");
       engine.onPublish().accept(pub);
       startSpare();
       return pub;
     } finally {
+      if (updating != null) updating.join(); // it writes into the staging directory
       if (staging != null) engine.snapshots().discard(staging);
       SnapshotStore.deleteTree(dir);
     }
   }
 
   /**
-   * Writes the snapshot index into {@code dir}: updated from the served snapshot's index with what
-   * changed ({@link IndexUpdater}), or built in full from the new metadata when there is no served
-   * index to start from or it cannot be updated. Returns which ("incremental" or "full").
+   * Whether {@code dir} now holds the served snapshot's index updated with what changed
+   * ({@link IndexUpdater}); false, with {@code dir} empty, when there is no served index to start
+   * from or it cannot be updated: then the index is built in full from the new metadata.
    */
-  private String index(Path dir, RepoWriter.Result r, PackageSet work, List<HostedPackage> added, List<HostedPackage> removed)
-      throws IOException {
+  private boolean updated(Path dir, PackageSet work, List<HostedPackage> added, List<HostedPackage> removed) throws IOException {
     var served = engine.catalog().view().repository(repo.name());
     SnapshotIndex prev = null;
     if (served != null && served.snapshot().id().equals(loadedId)) {
@@ -531,7 +548,7 @@ final class HostedPublisher {
         IndexUpdater.Stats st = IndexUpdater.update(prev, dir, ahead,
             document(0, removed), document(0, added), document(1, added), document(2, added), slots(work, added));
         LOG.info(repo.name() + ": index updated: " + st.added() + " added, " + st.removed() + " removed; ms " + st.millis());
-        return "incremental";
+        return true;
       } catch (IndexUpdater.NotIncremental e) {
         LOG.info(repo.name() + ": index built in full: " + e.getMessage());
         SnapshotStore.deleteTree(dir);
@@ -547,9 +564,7 @@ final class HostedPublisher {
       }
     }
     if (ahead != null) ahead.discard();
-    IndexBuilder.build(dir, source(r.files().get(0)), source(r.files().get(1)), source(r.files().get(2)),
-        engine.ingest(), engine.ingest(), n -> {});
-    return "full";
+    return false;
   }
 
   /** Starts copying the served index's database for the next publish (skipped when the pool is busy). */
