@@ -10,8 +10,8 @@ import org.packyard.store.SnapshotStore.Published;
 
 /**
  * What a new snapshot did to a repository's advisories: each one it added, or changed (same id,
- * other content). Builds the new snapshot's index on the way (so the first query after a publish
- * finds it ready). Blocking; never throws: an unreadable updateinfo gives no changes and a log line.
+ * other content). Builds the new snapshot's index on the way when its advisories changed (so the
+ * first query after a publish finds it ready). Blocking; never throws: an unreadable updateinfo gives no changes and a log line.
  */
 public final class AdvisoryChanges {
   private static final Logger LOG = Logger.getLogger(AdvisoryChanges.class.getName());
@@ -28,7 +28,10 @@ public final class AdvisoryChanges {
       if (file == null) return List.of();
       Manifest.FileRef was = before == null ? null : Advisories.updateinfo(before.snapshot().manifest());
       if (was != null && was.sha256().equals(file.sha256())) {
-        if (now != null && now.snapshot().id().equals(after.id())) advisories.index(now); // same advisories: index ready
+        // The same advisories. When the last snapshot's were indexed, the new snapshot takes that
+        // index over (no parsing); when not, nobody asked for them since the start, and the index
+        // is built at the first query, not here beside the next publishes.
+        if (beforeIndex != null && now != null && now.snapshot().id().equals(after.id())) advisories.index(now);
         return List.of();
       }
       AdvisoryIndex old = was == null ? AdvisoryIndex.EMPTY

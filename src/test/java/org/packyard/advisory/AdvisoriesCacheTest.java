@@ -62,6 +62,36 @@ class AdvisoriesCacheTest {
     assertEquals(2, reads.get("a".repeat(64)).get());
   }
 
+  /**
+   * A publish that keeps the updateinfo file reads no advisories to compare them: the new
+   * snapshot takes over the last one's index when it was built, and when it was not (nobody asked
+   * since the start) nothing is read until the first query.
+   */
+  @Test
+  void changes_withTheSameUpdateinfo_readNothing_andIndexOnlyWhatWasIndexed() throws IOException {
+    Path a = Files.write(tmp.resolve("a.xml"), """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <updates><update from="me" status="stable" type="bugfix" version="1">
+        <id>OURS-2</id><title>two</title><issued date="2026-01-01 00:00:00"/><pkglist/></update></updates>
+        """.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    AtomicInteger reads = new AtomicInteger();
+    Advisories advisories = new Advisories(sha -> {
+      reads.incrementAndGet();
+      return a;
+    });
+    Served s1 = served("s1", "a"), s2 = served("s2", "a"), s3 = served("s3", "a");
+
+    assertEquals(List.of(), AdvisoryChanges.of(advisories, s1, null, s2, s2.snapshot()));
+    assertEquals(0, reads.get(), "not indexed before: nothing read");
+    assertEquals(null, advisories.ifBuilt(s2));
+
+    AdvisoryIndex built = advisories.index(s2); // a query
+    assertEquals(1, reads.get());
+    assertEquals(List.of(), AdvisoryChanges.of(advisories, s2, built, s3, s3.snapshot()));
+    assertSame(built, advisories.ifBuilt(s3), "indexed before: the new snapshot has the index, ready");
+    assertEquals(1, reads.get());
+  }
+
   private Served served(String id, String updateinfo) {
     var ref = new Manifest.FileRef("updateinfo", "repodata/" + updateinfo + "-updateinfo.xml", updateinfo.repeat(64), 1);
     var m = new Manifest(Manifest.FORMAT, "r", id, "2026-12-06T00:00:00Z", null, "1", 0, List.of(ref));
