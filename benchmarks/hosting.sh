@@ -8,7 +8,8 @@
 #   (c) 100 uploads sent at once: packages/s;
 #   (d) repomd.xml and /pkg p99 (wrk) idle, then while a loop publishes continuously (PUT, DELETE);
 #   (e) the peak heap during (a)-(d): the heap before each collection in the GC log, switched on
-#       through JAVA_TOOL_OPTIONS (which adds to the launcher's options and changes none of them).
+#       through JAVA_TOOL_OPTIONS (which adds to the launcher's options and changes none of them);
+#       beside it, the most the heap held after a young collection (what stayed live).
 #
 #   benchmarks/hosting.sh [--sizes 1000,10000,100000] [--reps 50] [--createrepo-budget S] [--seconds S]
 #                         [--cache DIR] [--out FILE]
@@ -85,6 +86,11 @@ gc_lines() { wc -l < "$work/gc.log"; }
 # The largest heap before a collection (MB) in the GC log lines after line $1 (and up to $2).
 peak_heap() { # FROM TO
   sed -n "$(( $1 + 1 )),$2p" "$work/gc.log" | grep -oE '[0-9]+M->[0-9]+M' | awk -F'M->' '$1 > m {m = $1} END {print m + 0}'
+}
+# The most the heap held after a young collection in those lines (MB): what stays live, not the
+# room G1 gives the young generation before it collects.
+live_heap() { # FROM TO
+  sed -n "$(( $1 + 1 )),$2p" "$work/gc.log" | grep 'Pause Young' | grep -oE '[0-9]+M->[0-9]+M' | awk -F'M->' '$2 + 0 > m {m = $2 + 0} END {print m + 0}'
 }
 pct() { # P: the P-th percentile (nearest rank) of the numbers on stdin
   sort -g | awk -v p="$1" '{a[NR]=$1} END {if (!NR) {print "n/a"; exit}; i=int((p*NR+99)/100); if (i<1) i=1; print a[i]}'
@@ -218,10 +224,10 @@ PY
   log "n=$n: p99 repomd $repomd_idle -> $repomd_busy ms, /pkg $pkg_idle -> $pkg_busy ms ($busy_publishes publishes meanwhile)"
 
   # ---------------------------------------------------------- (e): peak heap over (a)-(d)
-  heap=$(peak_heap "$gc0" "$(gc_lines)")
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$put_p50" "$put_p95" "$cr_p50" "$cr_p95" \
+  gc1=$(gc_lines); heap=$(peak_heap "$gc0" "$gc1"); live=$(live_heap "$gc0" "$gc1")
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$put_p50" "$put_p95" "$cr_p50" "$cr_p95" \
     "$burst_rate" "$repomd_idle" "$repomd_busy" "$pkg_idle" "$pkg_busy" "$busy_publishes" "$heap" "$load_s" "$index_p50" "$publish_p50" \
-    "$cr_turns" >> "$results"
+    "$cr_turns" "$live" >> "$results"
   kill "$serve_pid"; wait "$serve_pid" 2>/dev/null || true
   rm -f "$work"/body.*
 done
@@ -238,14 +244,14 @@ print(f"Machine: {machine}.")
 print(f"Server: `./packyard serve` with PACKYARD_JAVA_OPTS unset (the shipped defaults); GC log through JAVA_TOOL_OPTIONS.")
 print(f"One more package: {reps} PUTs, each answered after its publish, in turns with `createrepo_c --update --no-database` adding the same file; reads: wrk -t2 -c20, {seconds} s each.")
 print()
-print("| packages | PUT p50 / p95 (ms) | createrepo_c p50 / p95 (ms), turns | ratio (p50) | publish p50: index / total (ms) | 100 at once (packages/s) | repomd.xml p99 idle / publishing (ms) | /pkg p99 idle / publishing (ms) | peak heap (MB) | load (s) |")
-print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+print("| packages | PUT p50 / p95 (ms) | createrepo_c p50 / p95 (ms), turns | ratio (p50) | publish p50: index / total (ms) | 100 at once (packages/s) | repomd.xml p99 idle / publishing (ms) | /pkg p99 idle / publishing (ms) | peak heap (MB) | after young GCs, max (MB) | load (s) |")
+print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 by = {}
 for r in rows:
-    n, pp50, pp95, cp50, cp95, rate, ri, rb, pi, pb, pubs, heap, load, ix, tot, turns = r
+    n, pp50, pp95, cp50, cp95, rate, ri, rb, pi, pb, pubs, heap, load, ix, tot, turns, live = r
     by[int(n)] = r
     ratio = f"{f(cp50) / f(pp50):.1f}x" if f(pp50) and f(cp50) else "n/a"
-    print(f"| {int(n):,} | {pp50} / {pp95} | {cp50} / {cp95}, {turns} | {ratio} | {ix} / {tot} | {rate} | {ri} / {rb} | {pi} / {pb} ({pubs} publishes) | {heap} | {load} |")
+    print(f"| {int(n):,} | {pp50} / {pp95} | {cp50} / {cp95}, {turns} | {ratio} | {ix} / {tot} | {rate} | {ri} / {rb} | {pi} / {pb} ({pubs} publishes) | {heap} | {live} | {load} |")
 print()
 big = max(by)
 small = min(by)

@@ -238,9 +238,10 @@ final class RecordFileWriter implements AutoCloseable {
     head.putInt(40, segments.size());
     head.putLong(48, segmentsPos);
     head.putInt(56, live);
+    // Not synced here: the snapshot store syncs the index files that must reach the disk when it
+    // publishes the snapshot, and leaves the derived ones to the kernel (SnapshotStore.publish).
     try (FileChannel ch = FileChannel.open(path, StandardOpenOption.WRITE)) {
       ch.write(head, 0);
-      ch.force(true);
     }
   }
 
