@@ -11,7 +11,8 @@ import org.packyard.store.SnapshotStore.Published;
 /**
  * What a new snapshot did to a repository's advisories: each one it added, or changed (same id,
  * other content). Builds the new snapshot's index on the way when its advisories changed (so the
- * first query after a publish finds it ready). Blocking; never throws: an unreadable updateinfo gives no changes and a log line.
+ * first query after a publish finds it ready). Blocking; never throws: an unreadable updateinfo
+ * gives no changes and a log line.
  */
 public final class AdvisoryChanges {
   private static final Logger LOG = Logger.getLogger(AdvisoryChanges.class.getName());
