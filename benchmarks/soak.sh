@@ -9,7 +9,8 @@
 # uploaded RPM every 10 s (PUT with a bearer token, answered once published). First the capacity is measured: `packyard bench`'s
 # mix scenario (dnf sessions with checksums verified on the real packages, mdapi and search
 # clients on the branch) in the closed model for 60 s, then checked in the open model (steps of
-# 20 s at 100 %, 90 %, ... of it; the highest one it keeps up with). Then the soak runs the same mix in the open
+# 60 s at 100 %, 90 %, ... of it; the highest one it keeps up with), with the churn publishes and
+# the uploads already running. Then the soak runs the same mix in the open
 # model at --load times that capacity for --minutes, with a /readyz probe every second on
 # probes_listen, and samples the server every 10 s: RSS (and its anonymous part), threads, open
 # files (and how many of them are sockets: connections come and go with the open model); the GC
@@ -48,7 +49,7 @@ for s in 1 2; do
   [ -f "$work/churn-$s/repodata/repomd.xml" ] || "$root/packyard" synth "$work/churn-$s" --packages 2000 --payload-size 2048 --seed "$s" >&2
 done
 # The uploads: one real RPM every 10 s, more than the soak needs.
-uploads=$(( minutes * 6 + 60 ))
+uploads=$(( minutes * 6 + 90 )) # the soak's, and the capacity steps
 if [ "$(find "$work/upload-rpms" -name '*.rpm' 2>/dev/null | wc -l)" -lt "$uploads" ]; then
   rm -rf "$work/upload-rpms"
   "$root/packyard" synth "$work/upload-rpms" --packages "$uploads" --rpms --seed 7 >&2
@@ -82,51 +83,9 @@ pid=$!; pids+=("$pid")
 wait_ready "http://127.0.0.1:$probe_port/readyz"
 log "serving: pid $pid, JVM options: $(tr '\0' ' ' < "/proc/$pid/cmdline" | cut -c1-300)"
 
-# ---------------------------------------------------------------- capacity
-# The load generator runs at the serving threads' priority. With probes_listen set, serve lowers
-# its serving threads 10 nice steps below the probe thread (server/BulkPriority), so that a probe
-# is answered first on a busy machine; a generator left at nice 0 would then take the CPU from the
-# server whenever both want it, a handicap clients on other machines do not impose. At nice 10
-# neither is favoured, and the probe thread keeps its lead.
-bench() { nice -n "$(( $(nice) + 10 ))" "$root/packyard" bench "$@"; }
-mix=(-s mix --url "http://127.0.0.1:$port/repos/real/" --branch f75 --checksums --routes pkg,files,changelog,requires,provides,search)
-log "capacity: the mix, closed model, 64 clients, 60 s"
-bench "${mix[@]}" -c 64 -d 60s --warmup 15s --json "$work/capacity.json" > "$work/capacity.txt"
-read -r cap_rps dnf_share < <(python3 - "$work/capacity.json" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1])); el = r["elapsed_s"]
-# dnf's unit of rate is a session (a repomd.xml each), mdapi's a request
-dnf = r["phases"]["repomd"]["requests"] / el
-mdapi = sum(r["phases"][k]["requests"] for k in ("pkg", "files", "changelog", "requires", "provides", "search")) / el
-print(f"{dnf + mdapi:.1f} {dnf / (dnf + mdapi):.4f}")
-PY
-)
-# The closed model overstates what the open model sustains here: the generator shares the two
-# cores and costs more per request when it keeps 256 connections on a schedule. So the capacity
-# is the highest of 100 %, 90 %, ... 50 % of that figure that the open model kept up with for 20 s
-# (sent what was due, p99 from the intended send under 100 ms).
-closed_rps=$cap_rps open_cap=""
-for f in 1.0 0.9 0.8 0.7 0.6 0.5; do
-  try=$(awk -v c="$closed_rps" -v f="$f" 'BEGIN{printf "%d", c*f}')
-  bench "${mix[@]}" -c 256 --rate "$try/s" --dnf-share "$dnf_share" -d 20s --warmup 5s \
-    --timeout 30s --json "$work/step.json" > /dev/null 2>&1 || true
-  if python3 - "$work/step.json" "$try" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1])); el = r["elapsed_s"]; want = float(sys.argv[2])
-starts = r["phases"]["repomd"]["requests"] / el + sum(r["phases"][k]["requests"] for k in ("pkg", "files", "changelog", "requires", "provides", "search")) / el
-p99 = (r["latency_ms"]["corrected_body"] or r["latency_ms"]["body"])["p99"]
-print(f"  open model at {want:.0f}/s: sent {starts:.0f}/s, p99 {p99:.1f} ms", file=sys.stderr)
-sys.exit(0 if starts >= 0.97 * want and p99 < 100 and r["errors"] == 0 else 1)
-PY
-  then open_cap=$try; break; fi
-done
-[ -n "$open_cap" ] || { echo "the open model kept up with none of the steps" >&2; exit 1; }
-cap_rps=$open_cap
-rate=$(awk -v c="$cap_rps" -v l="$load" 'BEGIN{printf "%d", c*l}')
-log "capacity: closed model $closed_rps starts/s, open model sustained $cap_rps/s (dnf share $dnf_share); soak at $rate/s for $minutes min"
-
-# ---------------------------------------------------------------- the soak
-: > "$work/probes.tsv"; : > "$work/samples.tsv"; : > "$work/uploads.tsv"
+# ---------------------------------------------------------------- what runs beside the load
+# The churn repository's publishes and the uploads run from here on, through the capacity steps
+# too: the capacity the soak takes 80 % of is what the server sustains beside them.
 probe_loop() {
   while kill -0 "$pid" 2>/dev/null; do
     curl -s -o /dev/null -w '%{http_code} %{time_total}\n' "http://127.0.0.1:$probe_port/readyz" >> "$work/probes.tsv" || echo "000 0" >> "$work/probes.tsv"
@@ -160,10 +119,58 @@ upload_loop() {
     i=$((i + 1))
   done < <(find "$work/upload-rpms" -name '*.rpm' | sort)
 }
-rm -f "$work/soak.done"
-probe_loop & p1=$!; sample_loop & p2=$!; flip_loop & p3=$!
-(sleep 30; upload_loop) & p4=$! # after the bench's warm-up
-pids+=("$p1" "$p2" "$p3" "$p4")
+rm -f "$work/soak.done"; : > "$work/uploads.tsv"
+flip_loop & p3=$!; upload_loop & p4=$!
+pids+=("$p3" "$p4")
+
+# ---------------------------------------------------------------- capacity
+# The load generator runs at the serving threads' priority. With probes_listen set, serve lowers
+# its serving threads 10 nice steps below the probe thread (server/BulkPriority), so that a probe
+# is answered first on a busy machine; a generator left at nice 0 would then take the CPU from the
+# server whenever both want it, a handicap clients on other machines do not impose. At nice 10
+# neither is favoured, and the probe thread keeps its lead.
+bench() { nice -n "$(( $(nice) + 10 ))" "$root/packyard" bench "$@"; }
+mix=(-s mix --url "http://127.0.0.1:$port/repos/real/" --branch f75 --checksums --routes pkg,files,changelog,requires,provides,search)
+log "capacity: the mix, closed model, 64 clients, 60 s"
+bench "${mix[@]}" -c 64 -d 60s --warmup 15s --json "$work/capacity.json" > "$work/capacity.txt"
+read -r cap_rps dnf_share < <(python3 - "$work/capacity.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1])); el = r["elapsed_s"]
+# dnf's unit of rate is a session (a repomd.xml each), mdapi's a request
+dnf = r["phases"]["repomd"]["requests"] / el
+mdapi = sum(r["phases"][k]["requests"] for k in ("pkg", "files", "changelog", "requires", "provides", "search")) / el
+print(f"{dnf + mdapi:.1f} {dnf / (dnf + mdapi):.4f}")
+PY
+)
+# The closed model overstates what the open model sustains here: the generator shares the two
+# cores and costs more per request when it keeps 256 connections on a schedule. So the capacity
+# is the highest of 100 %, 90 %, ... 50 % of that figure that the open model kept up with for 60 s
+# (sent what was due, p99 from the intended send under 100 ms, no error), beside the churn
+# repository's publishes and the uploads.
+closed_rps=$cap_rps open_cap=""
+for f in 1.0 0.9 0.8 0.7 0.6 0.5; do
+  try=$(awk -v c="$closed_rps" -v f="$f" 'BEGIN{printf "%d", c*f}')
+  bench "${mix[@]}" -c 256 --rate "$try/s" --dnf-share "$dnf_share" -d 60s --warmup 5s \
+    --timeout 30s --json "$work/step.json" > /dev/null 2>&1 || true
+  if python3 - "$work/step.json" "$try" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1])); el = r["elapsed_s"]; want = float(sys.argv[2])
+starts = r["phases"]["repomd"]["requests"] / el + sum(r["phases"][k]["requests"] for k in ("pkg", "files", "changelog", "requires", "provides", "search")) / el
+p99 = (r["latency_ms"]["corrected_body"] or r["latency_ms"]["body"])["p99"]
+print(f"  open model at {want:.0f}/s: sent {starts:.0f}/s, p99 {p99:.1f} ms", file=sys.stderr)
+sys.exit(0 if starts >= 0.97 * want and p99 < 100 and r["errors"] == 0 else 1)
+PY
+  then open_cap=$try; break; fi
+done
+[ -n "$open_cap" ] || { echo "the open model kept up with none of the steps" >&2; exit 1; }
+cap_rps=$open_cap
+rate=$(awk -v c="$cap_rps" -v l="$load" 'BEGIN{printf "%d", c*l}')
+log "capacity: closed model $closed_rps starts/s, open model sustained $cap_rps/s (dnf share $dnf_share); soak at $rate/s for $minutes min"
+
+# ---------------------------------------------------------------- the soak
+: > "$work/probes.tsv"; : > "$work/samples.tsv"; : > "$work/uploads.tsv" # the soak's own, from here
+probe_loop & p1=$!; sample_loop & p2=$!
+pids+=("$p1" "$p2")
 gc_start=$(wc -l < "$work/gc.log")
 bench "${mix[@]}" -c 256 --rate "$rate/s" --dnf-share "$dnf_share" -d "${minutes}m" --warmup 30s \
   --timeout 30s --server-pid "$pid" --json "$out/soak.json" --html "$out/soak.html" > "$work/soak.txt" || true
@@ -215,7 +222,7 @@ print(f"#### Soak, {minutes:.0f} minutes ({r['started_at']})")
 print()
 print(f"Machine: $machine_line; load average at the end {open('/proc/loadavg').read().split()[0:3]}.")
 print(f"Server: \`./packyard serve\` with PACKYARD_JAVA_OPTS unset (the shipped defaults); GC and safepoint log through JAVA_TOOL_OPTIONS.")
-print(f"Load: \`packyard bench -s mix\` (dnf sessions with checksums verified, mdapi and search clients; at nice 10, the serving threads' priority), open model at {r['config']['rate']:.0f} starts/s = $load x the capacity measured just before ($cap_rps/s: the highest step of the closed model's $closed_rps/s the open model sustained for 20 s); dnf share {r['config']['dnf_share']}.")
+print(f"Load: \`packyard bench -s mix\` (dnf sessions with checksums verified, mdapi and search clients; at nice 10, the serving threads' priority), open model at {r['config']['rate']:.0f} starts/s = $load x the capacity measured just before ($cap_rps/s: the highest step of the closed model's $closed_rps/s the open model sustained for 60 s, beside the churn publishes and the uploads); dnf share {r['config']['dnf_share']}.")
 print(f"Besides: a /readyz probe every second on probes_listen; the churn repository's upstream changed every 5 minutes and its sync_every: 5m published it ($published publishes, $failed failed syncs in the log).")
 print(f"Uploads: one real RPM every 10 s into the hosted repository team ({len(ups)} uploads, {len(ubad)} not 201/200{': ' + ', '.join(sorted(set(ubad))) if ubad else ''}); each answered once published: p50 / p95 / max {pct(ul, .5):.0f} / {pct(ul, .95):.0f} / {ul[-1] if ul else float('nan'):.0f} ms.")
 print()
