@@ -86,8 +86,6 @@ final class AggregatePublisher {
   private List<PackageXml> union;
   /** The locations of {@link #union}'s packages, when known (kept from the last incremental index update). */
   private Set<String> unionLocations;
-  /** What the publish under way found {@link #unionLocations} to become. */
-  private Set<String> nextLocations;
   /** The union this process last published (whatever was published since), for the next to be derived from. */
   private Union chosen;
   private volatile long publishes;
@@ -238,7 +236,6 @@ final class AggregatePublisher {
   /** Writes and publishes the aggregate's snapshot; {@code t0}: when this publish began loading its members (for the log). */
   private void write(List<Served> present, String fingerprint, SyncGate.Pass pass, long t0) throws IOException {
     long tw = System.nanoTime();
-    nextLocations = null; // set by this publish's index update, if it finds the change
     Instant now = engine.clock().instant();
     MetadataCompression compression = repo.publishing().metadataCompression();
     Path dir = engine.blobs().newTempDirectory();
@@ -250,12 +247,10 @@ final class AggregatePublisher {
       long tu = System.nanoTime();
       staging = engine.snapshots().stage(repo.name());
       Path indexDir = staging.indexDir();
+      Set<String> carried = unionLocations;
+      unionLocations = null; // taken over by this publish's change (and found again if the publish fails)
       // The index is made from the packages' XML in memory, not from the files: it is built while they are written.
-      indexing = Beside.start("index " + repo.name(), () -> {
-        long s = System.nanoTime();
-        String how = index(indexDir, pkgs);
-        return new Indexed(how, (System.nanoTime() - s) / 1_000_000);
-      });
+      indexing = Beside.start("index " + repo.name(), () -> index(indexDir, pkgs, carried));
       RepoWriter.Result r = new RepoWriter(compression, CHUNK_PACKAGES).withoutOpenChecksums() // as hosted: hashing all XML costs a second at 77,000
           .syncedByCaller().write(dir, pkgs, chunks, engine.blobs()::path);
       long tr = System.nanoTime();
@@ -330,8 +325,7 @@ final class AggregatePublisher {
       chunks = r.table();
       chunksOf = pub.id();
       union = pkgs;
-      unionLocations = nextLocations;
-      nextLocations = null;
+      unionLocations = indexed.locations();
       chosen = u;
       lastIndex = how;
       this.updateinfo = updateinfo;
@@ -357,48 +351,52 @@ final class AggregatePublisher {
     }
   }
 
-  /** How a publish made its index ("incremental" or "full") and in how many milliseconds. */
-  private record Indexed(String how, long millis) {}
+  /**
+   * How a publish made its index ("incremental" or "full"), the locations of its packages when the
+   * update found them, and in how many milliseconds.
+   */
+  private record Indexed(String how, Set<String> locations, long millis) {}
 
   /**
    * Writes the snapshot index of {@code pkgs} into {@code dir}: updated from the served snapshot's
    * index with the packages that changed since the union it was made from ({@link IndexUpdater}),
    * or built in full from the new metadata when there is no such index (first publish, a restart,
-   * a snapshot another replica published) or it cannot be updated. Returns which ("incremental" or "full").
+   * a snapshot another replica published) or it cannot be updated. {@code carried}: the union's
+   * locations, when known.
    */
-  private String index(Path dir, List<PackageXml> pkgs) throws IOException {
+  private Indexed index(Path dir, List<PackageXml> pkgs, Set<String> carried) throws IOException {
     long t0 = System.nanoTime();
     IndexUpdater.Spare ahead = indexAhead.take();
     long waited = (System.nanoTime() - t0) / 1_000_000;
     try {
-      if (updated(dir, pkgs, ahead, waited)) return "incremental";
+      Set<String> locations = updated(dir, pkgs, carried, ahead, waited);
+      if (locations != null) return new Indexed("incremental", locations, (System.nanoTime() - t0) / 1_000_000);
     } finally {
       if (ahead != null) ahead.discard(); // what the update did not take
     }
     // From the packages' elements in memory: the bytes of the files just written, without decompressing them.
     IndexBuilder.build(dir, stream(0, pkgs), stream(1, pkgs), stream(2, pkgs), engine.ingest(), engine.ingest(), n -> {});
-    return "full";
+    return new Indexed("full", null, (System.nanoTime() - t0) / 1_000_000);
   }
 
   /**
-   * Whether {@code dir} now holds the served index updated to {@code pkgs} (patching {@code ahead},
-   * its database copied ahead, when there is one); when false, {@code dir} is empty.
+   * When {@code dir} now holds the served index updated to {@code pkgs} (patching {@code ahead},
+   * its database copied ahead, when there is one): the locations of {@code pkgs}. Else null, and
+   * {@code dir} is empty. {@code carried}: the locations of {@link #union}, when known (taken over).
    */
-  private boolean updated(Path dir, List<PackageXml> pkgs, IndexUpdater.Spare ahead, long waited) throws IOException {
+  private Set<String> updated(Path dir, List<PackageXml> pkgs, Set<String> carried, IndexUpdater.Spare ahead, long waited)
+      throws IOException {
     Served served = engine.catalog().view().repository(repo.name());
-    if (union == null || served == null || !served.snapshot().id().equals(chunksOf)) return false;
+    if (union == null || served == null || !served.snapshot().id().equals(chunksOf)) return null;
     SnapshotIndex prev;
     try {
       prev = served.index().retain();
     } catch (IllegalStateException retired) {
-      return false; // replaced meanwhile: build in full
+      return null; // replaced meanwhile: build in full
     }
     try {
       long t0 = System.nanoTime();
-      Set<String> locations = unionLocations;
-      unionLocations = null; // taken over by the change (and found again if this publish fails)
-      Change c = Change.of(union, pkgs, locations);
-      nextLocations = c == null ? null : c.locations();
+      Change c = Change.of(union, pkgs, carried);
       long found = (System.nanoTime() - t0) / 1_000_000;
       if (c != null) {
         IndexUpdater.Stats st = IndexUpdater.update(prev, dir, ahead, document(0, c.removed()), document(0, c.added()),
@@ -409,7 +407,7 @@ final class AggregatePublisher {
         List<PackageList.NameArch> changed = new ArrayList<>();
         for (List<PackageXml> l : List.of(c.removed(), c.added())) for (PackageXml p : l) changed.add(new PackageList.NameArch(p.name(), p.arch()));
         PackageList.writeChanged(dir, served.snapshot().id(), changed);
-        return true;
+        return c.locations();
       }
       LOG.info(repo.name() + ": index built in full: two packages share a location");
     } catch (IndexUpdater.NotIncremental e) {
@@ -422,7 +420,7 @@ final class AggregatePublisher {
     }
     SnapshotStore.deleteTree(dir);
     Files.createDirectories(dir);
-    return false;
+    return null;
   }
 
   /** Starts copying the served index's database for the next publish (skipped when the pool is busy). */
@@ -479,7 +477,7 @@ final class AggregatePublisher {
       while (i < before.size() || j < after.size()) {
         PackageXml o = i < before.size() ? before.get(i) : null, p = j < after.size() ? after.get(j) : null;
         int cmp = o == null ? 1 : p == null ? -1 : o == p ? 0 : RepoWriter.ORDER.compare(o, p);
-        if (cmp == 0 && o.locationHref().equals(p.locationHref()) && same(o, p)) { // kept: the added packages since the last kept one go before it
+        if (cmp == 0 && same(o, p)) { // kept: the added packages since the last kept one go before it
           for (String l : pending) slots.put(l, new IndexUpdater.Slot(last, p.locationHref()));
           pending.clear();
           last = p.locationHref();
@@ -506,9 +504,10 @@ final class AggregatePublisher {
       return out;
     }
 
+    /** Whether the index may keep {@code a} as {@code b}: the same element at the same location. */
     private static boolean same(PackageXml a, PackageXml b) {
-      return a == b || (a.pkgId().equals(b.pkgId()) && a.name().equals(b.name()) && Arrays.equals(a.primary(), b.primary())
-          && Arrays.equals(a.filelists(), b.filelists()) && Arrays.equals(a.other(), b.other()));
+      return a == b || (a.locationHref().equals(b.locationHref()) && a.pkgId().equals(b.pkgId()) && a.name().equals(b.name())
+          && Arrays.equals(a.primary(), b.primary()) && Arrays.equals(a.filelists(), b.filelists()) && Arrays.equals(a.other(), b.other()));
     }
   }
 
