@@ -18,24 +18,7 @@ import org.packyard.publish.PackageXml;
 class UnionTest {
   @Test
   void next_afterMemberChanges_isTheUnionChosenFromScratch() {
-    for (long seed = 1; seed <= 300; seed++) {
-      SplittableRandom rnd = new SplittableRandom(seed);
-      List<Member> members = randomMembers(rnd);
-      Union u = Union.of(members);
-      for (int step = 0; step < 6; step++) {
-        List<Member> now = new ArrayList<>(members);
-        int changes = 1 + rnd.nextInt(Math.min(2, now.size()));
-        for (int c = 0; c < changes; c++) {
-          int at = rnd.nextInt(now.size());
-          Member old = now.get(at);
-          now.set(at, member(old.name(), randomPackages(rnd, old.name(), old)));
-        }
-        Union next = u.next(now);
-        assertSamePackages(next.packages(), Union.of(now).packages(), "seed " + seed + " step " + step);
-        members = now;
-        u = next;
-      }
-    }
+    evolutions(2, () -> (what, before, now, next) -> assertSamePackages(next.packages(), Union.of(now).packages(), what));
   }
 
   /**
@@ -45,19 +28,41 @@ class UnionTest {
    */
   @Test
   void change_betweenSuccessiveUnions_isWhatComparingByLocationFinds() {
+    evolutions(1, () -> {
+      var carried = new java.util.concurrent.atomic.AtomicReference<java.util.Set<String>>();
+      return (what, before, now, next) -> {
+        AggregatePublisher.Change c = AggregatePublisher.Change.of(before.packages(), next.packages(), carried.get());
+        assertChange(before.packages(), next.packages(), c, what);
+        carried.set(c == null ? null : c.locations());
+      };
+    });
+  }
+
+  /** One step of an aggregate's evolution: its union before, its members after, and the union derived from both. */
+  private interface Step {
+    void check(String what, Union before, List<Member> now, Union next);
+  }
+
+  /**
+   * 300 random aggregates, each through 6 steps in which 1 to {@code most} of its members get new
+   * packages; each aggregate's steps go to a {@link Step} of its own.
+   */
+  private static void evolutions(int most, java.util.function.Supplier<Step> steps) {
     for (long seed = 1; seed <= 300; seed++) {
       SplittableRandom rnd = new SplittableRandom(seed);
       List<Member> members = randomMembers(rnd);
       Union u = Union.of(members);
-      java.util.Set<String> carried = null;
+      Step check = steps.get();
       for (int step = 0; step < 6; step++) {
         List<Member> now = new ArrayList<>(members);
-        int at = rnd.nextInt(now.size());
-        now.set(at, member(now.get(at).name(), randomPackages(rnd, now.get(at).name(), now.get(at))));
+        int changes = 1 + rnd.nextInt(Math.min(most, now.size()));
+        for (int c = 0; c < changes; c++) {
+          int at = rnd.nextInt(now.size());
+          Member old = now.get(at);
+          now.set(at, member(old.name(), randomPackages(rnd, old.name(), old)));
+        }
         Union next = u.next(now);
-        AggregatePublisher.Change c = AggregatePublisher.Change.of(u.packages(), next.packages(), carried);
-        assertChange(u.packages(), next.packages(), c, "seed " + seed + " step " + step);
-        carried = c == null ? null : c.locations();
+        check.check("seed " + seed + " step " + step, u, now, next);
         members = now;
         u = next;
       }
