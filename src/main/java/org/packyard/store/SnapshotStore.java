@@ -432,8 +432,9 @@ public final class SnapshotStore implements AutoCloseable {
   }
 
   /**
-   * Replaces {@code p}'s index with {@code rebuilt} (made in {@link #rebuildDir}), keeping the files of the old index that are not derived data (a publisher's own
-   * state), synced; then the snapshot is no longer unsynced. Blocking.
+   * Replaces {@code p}'s index with {@code rebuilt} (made in {@link #rebuildDir}), keeping the
+   * files of the old index that are not derived data (a publisher's own state), synced; then the
+   * snapshot is no longer unsynced. Blocking.
    */
   public void replaceIndex(Published p, Path rebuilt) throws IOException {
     var isDerived = derived;
