@@ -53,11 +53,13 @@ import org.packyard.rpm.PrimaryParser;
  * dependency names the change touches, and copies its name map as bytes with the new names put in.
  *
  * <p>What still grows with the repository, all sequential and without parsing: the key tables
- * (12 bytes a key, per record file, deps.bin's a key per dependency name), packages.bin's three
- * name maps (rewritten from the previous ones' entries: by name is streamed in slot order, which
- * must come out as a full build's), deps.bin's name map (copied), ranks.bin and orders.bin (12
- * bytes a package), the index.sqlite copy (unless made ahead), and a dependency name's record when
- * it changes (4 bytes a package having it: a name every package requires is rewritten whole).
+ * (12 bytes a key, per record file, deps.bin's a key per dependency name), the name maps of
+ * packages.bin and deps.bin (copied by the kernel, the changed entries patched and the new ones
+ * inserted, see {@link RecordFileWriter.PatchedMap}; rewritten from the previous entries when the
+ * table would be more than half full, or when a name leaves by-name, whose slot order must come out
+ * as a full build's), ranks.bin and orders.bin (12 bytes a package), the index.sqlite copy (unless
+ * made ahead), and a dependency name's record when it changes (4 bytes a package having it: a name
+ * every package requires is rewritten whole).
  *
  * <p>{@link NotIncremental} says to build in full instead: an index from before orders.bin, no
  * room left between two neighbours' places, or a package to remove that the index does not have.
@@ -162,7 +164,8 @@ public final class IndexUpdater {
       goneKeys[i] = k;
     }
     long[] order = new long[newMax + 1];
-    for (int k = 1; k <= oldMax; k++) order[k] = goneSet.contains(k) ? 0 : prev.order(k);
+    prev.ordersInto(order, 1, oldMax); // bulk: a publish's first pass over every key runs before the JIT has compiled it
+    for (int k : goneKeys) order[k] = 0;
     place(prev, added, slots, goneSet, oldMax, order);
     millis.put("parse_and_place", ms(t0));
 
@@ -251,7 +254,9 @@ public final class IndexUpdater {
       s.execute("PRAGMA journal_mode=OFF");
       s.execute("PRAGMA synchronous=OFF");
       s.execute("PRAGMA locking_mode=EXCLUSIVE");
-      s.execute("CREATE VIRTUAL TABLE temp.changed USING fts5(name, summary, description, " + IndexSearch.TOKENIZE + ")");
+      // the text of the rows taken out and of those put in, to recount their words from
+      s.execute("CREATE VIRTUAL TABLE temp.gone_text USING fts5(name, summary, description, " + IndexSearch.TOKENIZE + ")");
+      s.execute("CREATE VIRTUAL TABLE temp.added_text USING fts5(name, summary, description, " + IndexSearch.TOKENIZE + ")");
     }
     c.setAutoCommit(false);
     try (PreparedStatement delPkg = c.prepareStatement("DELETE FROM packages WHERE pkgKey = ?");
@@ -261,7 +266,8 @@ public final class IndexUpdater {
         PreparedStatement pkg = c.prepareStatement(IndexBuilder.INSERT_PACKAGE);
         PreparedStatement text = c.prepareStatement(IndexSearch.INSERT);
         PreparedStatement doc = c.prepareStatement(IndexSearch.INSERT_DOC);
-        PreparedStatement changed = c.prepareStatement("INSERT INTO temp.changed (name, summary, description) VALUES (?,?,?)")) {
+        PreparedStatement goneText = c.prepareStatement("INSERT INTO temp.gone_text (name, summary, description) VALUES (?,?,?)");
+        PreparedStatement addedText = c.prepareStatement("INSERT INTO temp.added_text (name, summary, description) VALUES (?,?,?)")) {
       for (int i = 0; i < gone.size(); i++) {
         PackageMeta m = gone.get(i);
         long docid = prev.order(goneKeys[i]);
@@ -272,8 +278,8 @@ public final class IndexUpdater {
         delText.setLong(1, docid);
         IndexBuilder.Primary.bindText(delText, m); // a contentless table forgets a row given the values it was given
         delText.executeUpdate();
-        bindChanged(changed, m);
-        changed.executeUpdate();
+        bindChanged(goneText, m);
+        goneText.executeUpdate();
       }
       for (int i = 0; i < added.size(); i++) {
         PackageMeta m = added.get(i);
@@ -286,34 +292,41 @@ public final class IndexUpdater {
         doc.setLong(1, order[key]);
         doc.setInt(2, key);
         doc.executeUpdate();
-        bindChanged(changed, m);
-        changed.executeUpdate();
+        bindChanged(addedText, m);
+        addedText.executeUpdate();
       }
     }
-    // search_terms holds every word of the full-text index with its row count: recount the words of the changed rows.
-    List<String> terms = new ArrayList<>();
+    // search_terms holds every word of the full-text index with the number of rows that have it:
+    // each word of the changed rows gains the added rows that have it and loses the removed ones
+    // (counting them in the whole index instead reads each word's whole list of rows).
+    Map<String, Long> delta = new HashMap<>();
     try (Statement s = c.createStatement()) {
-      s.execute("CREATE VIRTUAL TABLE temp.changed_vocab USING fts5vocab(temp, changed, row)");
-      s.execute("CREATE VIRTUAL TABLE temp.search_vocab USING fts5vocab(main, search, row)");
-      try (ResultSet rs = s.executeQuery("SELECT term FROM temp.changed_vocab")) {
-        while (rs.next()) terms.add(rs.getString(1));
+      s.execute("CREATE VIRTUAL TABLE temp.gone_vocab USING fts5vocab(temp, gone_text, row)");
+      s.execute("CREATE VIRTUAL TABLE temp.added_vocab USING fts5vocab(temp, added_text, row)");
+      try (ResultSet rs = s.executeQuery("SELECT term, doc FROM temp.added_vocab")) {
+        while (rs.next()) delta.merge(rs.getString(1), rs.getLong(2), Long::sum);
+      }
+      try (ResultSet rs = s.executeQuery("SELECT term, doc FROM temp.gone_vocab")) {
+        while (rs.next()) delta.merge(rs.getString(1), -rs.getLong(2), Long::sum);
       }
     }
-    try (PreparedStatement count = c.prepareStatement("SELECT doc FROM temp.search_vocab WHERE term = ?");
+    try (PreparedStatement count = c.prepareStatement("SELECT docs FROM search_terms WHERE term = ?");
         PreparedStatement put = c.prepareStatement("INSERT OR REPLACE INTO search_terms (term, docs) VALUES (?, ?)");
         PreparedStatement del = c.prepareStatement("DELETE FROM search_terms WHERE term = ?")) {
-      for (String t : terms) {
-        count.setString(1, t);
+      for (Map.Entry<String, Long> t : delta.entrySet()) {
+        if (t.getValue() == 0) continue;
+        count.setString(1, t.getKey());
         long docs = 0;
         try (ResultSet rs = count.executeQuery()) {
           if (rs.next()) docs = rs.getLong(1);
         }
+        docs += t.getValue();
         if (docs > 0) {
-          put.setString(1, t);
+          put.setString(1, t.getKey());
           put.setLong(2, docs);
           put.executeUpdate();
         } else {
-          del.setString(1, t);
+          del.setString(1, t.getKey());
           del.executeUpdate();
         }
       }
@@ -321,13 +334,14 @@ public final class IndexUpdater {
     c.commit();
     c.setAutoCommit(true);
     try (Statement s = c.createStatement()) {
-      s.execute("DROP TABLE temp.search_vocab");
-      s.execute("DROP TABLE temp.changed_vocab");
-      s.execute("DROP TABLE temp.changed");
+      s.execute("DROP TABLE temp.gone_vocab");
+      s.execute("DROP TABLE temp.added_vocab");
+      s.execute("DROP TABLE temp.gone_text");
+      s.execute("DROP TABLE temp.added_text");
     }
   }
 
-  /** The full-text columns of {@code m} into the temporary table of changed rows. */
+  /** The full-text columns of {@code m} into a temporary table of changed rows. */
   private static void bindChanged(PreparedStatement changed, PackageMeta m) throws SQLException {
     changed.setString(1, m.name());
     IndexBuilder.setText(changed, 2, m.summary());
@@ -344,11 +358,9 @@ public final class IndexUpdater {
   private static int[] ranks(Connection c, SnapshotIndex prev, boolean[] gone, List<PackageMeta> added, int oldMax)
       throws SQLException {
     int[] old = new int[oldMax + 1];
+    prev.ranksInto(old, 1, oldMax);
     int top = 0;
-    for (int k = 1; k <= oldMax; k++) {
-      old[k] = prev.rank(k);
-      top = Math.max(top, old[k]);
-    }
+    for (int k = 1; k <= oldMax; k++) top = Math.max(top, old[k]);
     int[] rep = new int[top + 1], count = new int[top + 1];
     for (int k = 1; k <= oldMax; k++) {
       int r = old[k];
@@ -494,42 +506,25 @@ public final class IndexUpdater {
 
   /**
    * A name map of the previous packages.bin with the affected names' entries replaced (a null
-   * key: taken out): the previous entries are copied as bytes, the affected ones appended.
+   * key: taken out). By name is walked in slot order; the others are only looked up in.
    */
-  private static RecordFileWriter.Names patchedMap(RecordFile prev, int map, Map<String, Integer> affected) {
-    Set<ByteBuffer> skip = new HashSet<>();
-    boolean[] skipLength = new boolean[0x10000]; // compared only at these lengths: no object per entry
-    int size = prev.mapSize(map);
+  private static RecordFileWriter.PatchedMap patchedMap(RecordFile prev, int map, Map<String, Integer> affected) {
+    List<byte[]> added = new ArrayList<>(), changed = new ArrayList<>();
+    List<Integer> keys = new ArrayList<>(), changedKeys = new ArrayList<>();
     for (Map.Entry<String, Integer> e : affected.entrySet()) {
       byte[] b = bytes(e.getKey());
       if (b.length > 0xFFFF) continue;
-      boolean was = prev.lookup(map, b) >= 0;
-      if (was) {
-        skip.add(ByteBuffer.wrap(b));
-        skipLength[b.length] = true;
+      int key = e.getValue() == null ? -1 : e.getValue();
+      if (prev.entryOffset(map, b) >= 0) {
+        changed.add(b);
+        changedKeys.add(key);
+      } else if (key >= 0) {
+        added.add(b);
+        keys.add(key);
       }
-      size += (e.getValue() != null ? 1 : 0) - (was ? 1 : 0);
     }
-    int total = size;
-    return new RecordFileWriter.Names() {
-      @Override
-      public int size() {
-        return total;
-      }
-
-      @Override
-      public void forEach(Entry each) throws IOException {
-        prev.forEachNameBytes(map, (buf, len, key) -> {
-          if (skipLength[len] && skip.contains(ByteBuffer.wrap(buf, 0, len))) return;
-          each.accept(buf, 0, len, key);
-        });
-        for (Map.Entry<String, Integer> e : affected.entrySet()) {
-          if (e.getValue() == null) continue;
-          byte[] b = bytes(e.getKey());
-          each.accept(b, 0, b.length, e.getValue());
-        }
-      }
-    };
+    return new RecordFileWriter.PatchedMap(prev, map, added, keys.stream().mapToInt(Integer::intValue).toArray(), changed,
+        changedKeys.stream().mapToInt(Integer::intValue).toArray(), r -> false, map == IndexFiles.BY_NAME);
   }
 
   /**
@@ -864,13 +859,13 @@ public final class IndexUpdater {
 
   private static void writeInts(Path file, int[] v) throws IOException {
     ByteBuffer b = ByteBuffer.allocate(4 * v.length).order(ByteOrder.LITTLE_ENDIAN);
-    for (int x : v) b.putInt(x);
+    b.asIntBuffer().put(v);
     Files.write(file, b.array());
   }
 
   private static void writeLongs(Path file, long[] v) throws IOException {
     ByteBuffer b = ByteBuffer.allocate(8 * v.length).order(ByteOrder.LITTLE_ENDIAN);
-    for (long x : v) b.putLong(x);
+    b.asLongBuffer().put(v);
     Files.write(file, b.array());
   }
 

@@ -195,8 +195,23 @@ public final class RecordFile implements AutoCloseable {
     return segments[seg][(int) (pos / WINDOW)].slice((int) (pos % WINDOW), len);
   }
 
-  /** Returns the key that map {@code map} holds for {@code name} (UTF-8), or -1. */
+  /**
+   * Returns the key that map {@code map} holds for {@code name} (UTF-8), or -1 (also when its
+   * entry holds -1: a name an incremental index took out of a map it copied).
+   */
   public int lookup(int map, byte[] name) {
+    long entry = entry(map, name);
+    return entry < 0 ? -1 : getInt(entry + 2 + name.length);
+  }
+
+  /** Where map {@code map}'s entry for {@code name} starts in the map's entry area, whatever key it holds, or -1 for none. */
+  long entryOffset(int map, byte[] name) {
+    long entry = entry(map, name);
+    return entry < 0 ? -1 : entry - mapEntriesPos[map];
+  }
+
+  /** The file position of map {@code map}'s entry for {@code name}, or -1. */
+  private long entry(int map, byte[] name) {
     if (map >= mapSlotMask.length) return -1;
     long h = hash(name, 0, name.length);
     int hi = (int) (h >>> 32);
@@ -208,10 +223,20 @@ public final class RecordFile implements AutoCloseable {
       if ((int) (slot >>> 32) == hi) {
         long entry = mapEntriesPos[map] + ((slot & 0xFFFF_FFFFL) - 1);
         int len = getShort(entry) & 0xFFFF;
-        if (len == name.length && equalsAt(entry + 2, name)) return getInt(entry + 2 + len);
+        if (len == name.length && equalsAt(entry + 2, name)) return entry;
       }
       i = (i + 1) & mask;
     }
+  }
+
+  /** The name of the entry that slot value {@code slot} of map {@code map} points to. */
+  byte[] entryName(int map, long slot) {
+    long entry = mapEntriesPos[map] + ((slot & 0xFFFF_FFFFL) - 1);
+    int len = getShort(entry) & 0xFFFF;
+    if (entry + 2 + len > size) throw new IllegalStateException(path + " is corrupt at " + entry);
+    byte[] b = new byte[len];
+    windows[(int) ((entry + 2) / WINDOW)].get((int) ((entry + 2) % WINDOW), b, 0, len);
+    return b;
   }
 
   /** Calls {@code visitor} for every entry of map {@code map}, in slot order. */

@@ -18,6 +18,8 @@ import java.util.Map;
  */
 final class RecordFileWriter implements AutoCloseable {
   private final Path path;
+  /** The file, written through {@link #out}; a copied map's unchanged blocks go straight to it (after a flush). */
+  private final FileChannel channel;
   private final OutputStream out;
   private long position = RecordFile.HEADER;
   private int maxRecord;
@@ -27,7 +29,8 @@ final class RecordFileWriter implements AutoCloseable {
 
   RecordFileWriter(Path path) throws IOException {
     this.path = path;
-    this.out = new BufferedOutputStream(Files.newOutputStream(path), 1 << 16);
+    this.channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE);
+    this.out = new BufferedOutputStream(java.nio.channels.Channels.newOutputStream(channel), 1 << 16);
     out.write(new byte[RecordFile.HEADER]);
   }
 
@@ -96,53 +99,93 @@ final class RecordFileWriter implements AutoCloseable {
   }
 
   /**
-   * Map {@code map} of {@code prev} with {@code added} names put in (each to its key): written by
-   * copying prev's slot table and entries as they are and inserting the new names, when they fit
-   * (the map stays at most half full); else rewritten from prev's entries (but those whose key
-   * {@code drop} accepts) and the new ones. Entries are never taken out of a copied map: a name
-   * whose record is emptied stays, and a lookup of it finds an empty record, as a lookup of an
-   * absent name finds none. Its layout is not canonical: for maps that are only looked up in.
+   * Map {@code map} of {@code prev} with names put in ({@code added}, each to its key in
+   * {@code keys}) and names it holds given another key ({@code changed}, each to its key in
+   * {@code changedKeys}; -1 takes the name out). Written, when it fits, by copying prev's slot table
+   * and entries as bytes, with the changed keys patched in place and the new names inserted (the map
+   * stays at most half full); else rewritten from prev's entries (but those taken out or whose key
+   * {@code drop} accepts) and the new ones.
+   *
+   * <p>Most maps are only looked up in: a copy keeps their entries where they were, and a name
+   * taken out stays as an entry holding -1 ({@link RecordFile#lookup} finds none), as a name whose
+   * record a caller empties stays and finds an empty record. A map walked in slot order
+   * ({@code scanned}) must come out as a fresh build of its names does ({@link #canonical}): it is
+   * copied only when it takes no name out and a fresh build would give it the same number of slots,
+   * and each cluster a new name lands in is put in canonical order again.
    */
   static final class PatchedMap implements Names {
     final RecordFile prev;
     final int map;
     final java.util.List<byte[]> added;
     final int[] keys;
+    final java.util.List<byte[]> changed;
+    final int[] changedKeys;
     final java.util.function.IntPredicate drop;
-    final int prevSize;
+    final boolean scanned;
+    final int size;
+    final int removed;
 
     PatchedMap(RecordFile prev, int map, java.util.List<byte[]> added, int[] keys, java.util.function.IntPredicate drop) {
+      this(prev, map, added, keys, java.util.List.of(), new int[0], drop, false);
+    }
+
+    PatchedMap(RecordFile prev, int map, java.util.List<byte[]> added, int[] keys, java.util.List<byte[]> changed, int[] changedKeys,
+        java.util.function.IntPredicate drop, boolean scanned) {
+      if (added.size() != keys.length || changed.size() != changedKeys.length) throw new IllegalArgumentException("a name without its key");
       this.prev = prev;
       this.map = map;
       this.added = added;
       this.keys = keys;
+      this.changed = changed;
+      this.changedKeys = changedKeys;
       this.drop = drop;
-      this.prevSize = prev.keyCount(); // a map of names to records: at most one name a record
+      this.scanned = scanned;
+      int out = 0;
+      for (int i = 0; i < changed.size(); i++) if (changedKeys[i] < 0 && prev.lookup(map, changed.get(i)) >= 0) out++;
+      this.removed = out;
+      // a scanned map's exact size (its table is sized as a fresh build sizes it); for the others a
+      // bound: a map of names to keys (or records) holds at most one name a key, and keys are not reused
+      this.size = scanned ? prev.mapSize(map) - out + added.size() : prev.keyCount() + added.size();
     }
 
     boolean copyable() {
       long extra = 0;
       for (byte[] b : added) extra += b.length + 6;
-      return 2L * (prevSize + added.size()) <= prev.mapSlots(map) && prev.mapEntriesLength(map) + extra < 0xFFFF_FFFFL;
+      if (prev.mapEntriesLength(map) + extra >= 0xFFFF_FFFFL) return false;
+      int slots = prev.mapSlots(map);
+      return scanned ? removed == 0 && slotsFor(size) == slots : 2L * size <= slots;
     }
 
     @Override
     public int size() {
-      return prevSize + added.size(); // at least the names: sizes the table
+      return size;
     }
 
     @Override
     public void forEach(Entry each) throws IOException {
+      java.util.Set<ByteBuffer> replaced = new java.util.HashSet<>();
+      boolean[] replacedLength = new boolean[0x10000]; // compared only at these lengths: no object per entry
+      for (byte[] b : changed) {
+        replaced.add(ByteBuffer.wrap(b));
+        replacedLength[b.length] = true;
+      }
       prev.forEachNameBytes(map, (name, len, r) -> {
-        if (!drop.test(r)) each.accept(name, 0, len, r);
+        if (r < 0 || drop.test(r) || replacedLength[len] && replaced.contains(ByteBuffer.wrap(name, 0, len))) return;
+        each.accept(name, 0, len, r);
       });
+      for (int i = 0; i < changed.size(); i++) if (changedKeys[i] >= 0) each.accept(changed.get(i), 0, changed.get(i).length, changedKeys[i]);
       for (int i = 0; i < added.size(); i++) each.accept(added.get(i), 0, added.get(i).length, keys[i]);
     }
   }
 
+  /** The slots of a map of {@code size} names: a power of two, at least twice the names. */
+  private static int slotsFor(int size) {
+    return Integer.highestOneBit(Math.max(4, size * 2) - 1) << 1;
+  }
+
   /** Writes a {@link PatchedMap} by copying its previous table and entries, then inserting its new names. */
   private void copyMap(PatchedMap m) throws IOException {
-    int slots = m.prev.mapSlots(m.map);
+    int slots = m.prev.mapSlots(m.map), mask = slots - 1;
     long prevEntries = m.prev.mapEntriesLength(m.map);
     java.util.TreeMap<Integer, Long> inserted = new java.util.TreeMap<>(); // slot -> value, over the previous table
     java.io.ByteArrayOutputStream extra = new java.io.ByteArrayOutputStream();
@@ -150,8 +193,8 @@ final class RecordFileWriter implements AutoCloseable {
       byte[] name = m.added.get(a);
       if (name.length > 0xFFFF) continue;
       long h = RecordFile.hash(name, 0, name.length);
-      int i = (int) h & (slots - 1);
-      while (inserted.containsKey(i) || m.prev.mapSlot(m.map, i) != 0) i = (i + 1) & (slots - 1);
+      int i = (int) h & mask;
+      while (inserted.containsKey(i) || m.prev.mapSlot(m.map, i) != 0) i = (i + 1) & mask;
       inserted.put(i, (h >>> 32) << 32 | (prevEntries + extra.size() + 1));
       extra.write(name.length);
       extra.write(name.length >>> 8);
@@ -162,6 +205,16 @@ final class RecordFileWriter implements AutoCloseable {
       extra.write(k >>> 16);
       extra.write(k >>> 24);
     }
+    if (m.scanned && !inserted.isEmpty()) recluster(m, inserted, extra.toByteArray());
+    java.util.TreeMap<Long, byte[]> slotPatches = new java.util.TreeMap<>(); // position in the table -> its new bytes
+    for (Map.Entry<Integer, Long> e : inserted.entrySet()) slotPatches.put(8L * e.getKey(), le(e.getValue(), 8));
+    java.util.TreeMap<Long, byte[]> keyPatches = new java.util.TreeMap<>(); // position in the entries -> a changed key
+    for (int c = 0; c < m.changed.size(); c++) {
+      byte[] name = m.changed.get(c);
+      long at = m.prev.entryOffset(m.map, name);
+      if (at < 0) throw new IllegalArgumentException("map " + m.map + " of " + m.prev.path() + " has no entry to change");
+      keyPatches.put(at + 2 + name.length, le(m.changedKeys[c], 4));
+    }
     long slotsPos = position + 24;
     long entriesPos = slotsPos + 8L * slots;
     ByteBuffer head = ByteBuffer.allocate(24).order(ByteOrder.LITTLE_ENDIAN);
@@ -169,49 +222,101 @@ final class RecordFileWriter implements AutoCloseable {
     out.write(head.array());
     position += 24;
     try (FileChannel from = FileChannel.open(m.prev.path(), StandardOpenOption.READ)) {
-      // the slot table as it is, with the new names' slots set in it
-      ByteBuffer b = ByteBuffer.allocate(1 << 20).order(ByteOrder.LITTLE_ENDIAN);
-      long base = m.prev.mapSlotPos(m.map), at = 0, end = 8L * slots;
-      while (at < end) {
-        b.clear().limit((int) Math.min(b.capacity(), end - at));
-        while (b.hasRemaining()) if (from.read(b, base + at + b.position()) < 0) throw new IOException(m.prev.path() + " ends inside its map");
-        int first = (int) (at / 8), last = first + b.limit() / 8;
-        for (Map.Entry<Integer, Long> e : inserted.subMap(first, last).entrySet()) b.putLong(8 * (e.getKey() - first), e.getValue());
-        out.write(b.array(), 0, b.limit());
-        at += b.limit();
-      }
-      position += end;
+      copy(from, m.prev.mapSlotPos(m.map), 8L * slots, slotPatches);
+      copy(from, m.prev.mapEntriesPos(m.map), prevEntries, keyPatches);
     }
-    try (FileChannel from = FileChannel.open(m.prev.path(), StandardOpenOption.READ)) {
-      ByteBuffer b = ByteBuffer.allocate(1 << 20);
-      long at = m.prev.mapEntriesPos(m.map), end = at + prevEntries;
-      while (at < end) {
-        b.clear().limit((int) Math.min(b.capacity(), end - at));
-        int r = from.read(b, at);
-        if (r < 0) throw new IOException(m.prev.path() + " ends inside its map");
-        at += r;
-        out.write(b.array(), 0, r);
-      }
-    }
-    position += prevEntries;
     extra.writeTo(out);
     position += extra.size();
+  }
+
+  /** {@code v}'s low {@code n} bytes, little endian. */
+  private static byte[] le(long v, int n) {
+    byte[] b = new byte[n];
+    for (int j = 0; j < n; j++) b[j] = (byte) (v >>> (8 * j));
+    return b;
+  }
+
+  /**
+   * Appends {@code length} bytes of {@code from} at {@code start}, with {@code patches} (offset in
+   * the region -> at most 8 bytes to put there) written over them: in 1 MiB blocks, each one that
+   * no patch touches moved from file to file by the kernel ({@link FileChannel#transferTo}).
+   */
+  private void copy(FileChannel from, long start, long length, java.util.TreeMap<Long, byte[]> patches) throws IOException {
+    ByteBuffer b = null;
+    for (long at = 0; at < length; ) {
+      int n = (int) Math.min(1 << 20, length - at);
+      var touching = patches.subMap(at - 7, at + n);
+      if (touching.isEmpty()) {
+        out.flush();
+        for (long done = 0; done < n; ) {
+          long t = from.transferTo(start + at + done, n - done, channel);
+          if (t <= 0) throw new IOException("a record file ends at " + (start + at + done) + ", inside a map");
+          done += t;
+        }
+      } else {
+        if (b == null) b = ByteBuffer.allocate(1 << 20);
+        b.clear().limit(n);
+        while (b.hasRemaining()) if (from.read(b, start + at + b.position()) < 0) throw new IOException("a record file ends inside its map");
+        for (Map.Entry<Long, byte[]> e : touching.entrySet()) {
+          for (int j = 0; j < e.getValue().length; j++) {
+            long p = e.getKey() + j - at;
+            if (p >= 0 && p < n) b.put((int) p, e.getValue()[j]);
+          }
+        }
+        out.write(b.array(), 0, n);
+      }
+      at += n;
+      position += n;
+    }
+  }
+
+  /**
+   * Puts every cluster of a copied scanned map that a new name landed in back in canonical order
+   * ({@link #canonical}), its slots (old and new) written over the copy through {@code inserted}.
+   * {@code extra}: the new names' entries, which follow the previous ones.
+   */
+  private static void recluster(PatchedMap m, java.util.TreeMap<Integer, Long> inserted, byte[] extra) throws IOException {
+    int mask = m.prev.mapSlots(m.map) - 1;
+    long prevEntries = m.prev.mapEntriesLength(m.map);
+    java.util.function.IntPredicate occupied = i -> inserted.containsKey(i) || m.prev.mapSlot(m.map, i) != 0;
+    NameOf names = slot -> {
+      long off = (slot & 0xFFFF_FFFFL) - 1;
+      if (off < prevEntries) return m.prev.entryName(m.map, slot);
+      int at = (int) (off - prevEntries), len = (extra[at] & 0xff) | (extra[at + 1] & 0xff) << 8;
+      return java.util.Arrays.copyOfRange(extra, at + 2, at + 2 + len);
+    };
+    java.util.Set<Integer> done = new java.util.HashSet<>();
+    for (int s : new java.util.ArrayList<>(inserted.keySet())) {
+      int start = s;
+      while (occupied.test((start - 1) & mask)) start = (start - 1) & mask; // a map is at most half full: ends
+      if (!done.add(start)) continue;
+      int len = 0;
+      while (occupied.test((start + len) & mask)) len++;
+      long[] slot = new long[len];
+      int[] dist = new int[len];
+      for (int j = 0; j < len; j++) {
+        int i = (start + j) & mask;
+        Long v = inserted.get(i);
+        slot[j] = v != null ? v : m.prev.mapSlot(m.map, i);
+        byte[] name = names.name(slot[j]);
+        dist[j] = ((int) RecordFile.hash(name, 0, name.length) - start) & mask;
+      }
+      sortCluster(slot, dist, names);
+      for (int j = 0; j < len; j++) inserted.put((start + j) & mask, slot[j]);
+    }
   }
 
   /** As {@link #finish(long[], int[], int, Map[])}, the maps given as {@link Names}. */
   void finish(long[] starts, int[] lengths, int keyCount, Names[] maps) throws IOException {
     if (maps.length > RecordFile.MAX_MAPS) throw new IllegalArgumentException("too many maps: " + maps.length);
     long startsPos = position;
-    ByteBuffer buf = ByteBuffer.allocate(1 << 16).order(ByteOrder.LITTLE_ENDIAN);
-    for (int k = 0; k < keyCount; k++) {
-      buf = room(buf, 8);
-      buf.putLong(k < starts.length ? starts[k] : 0);
-    }
-    for (int k = 0; k < keyCount; k++) {
-      buf = room(buf, 4);
-      buf.putInt(k < lengths.length ? lengths[k] : 0);
-    }
-    flush(buf);
+    // in bulk (a copy, not a loop the JIT must first compile): hundreds of thousands of keys each publish
+    ByteBuffer buf = ByteBuffer.allocate(12 * keyCount).order(ByteOrder.LITTLE_ENDIAN);
+    buf.asLongBuffer().put(starts, 0, Math.min(keyCount, starts.length));
+    buf.position(8 * keyCount).slice().order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().put(lengths, 0, Math.min(keyCount, lengths.length));
+    buf.clear();
+    out.write(buf.array(), 0, 12 * keyCount);
+    position += 12L * keyCount;
     long mapsPos = position;
     for (Names map : maps) {
       if (map instanceof PatchedMap p && p.copyable()) copyMap(p);
@@ -311,38 +416,57 @@ final class RecordFileWriter implements AutoCloseable {
         }
         int start = i, len = 0;
         while (table[(start + len) & mask] != 0) len++;
-        if (len > 1) sortCluster(table, home, start, len, mask, names);
+        if (len > 1) {
+          long[] slot = new long[len];
+          int[] dist = new int[len];
+          for (int j = 0; j < len; j++) {
+            slot[j] = table[(start + j) & mask];
+            dist[j] = (home[(start + j) & mask] - start) & mask;
+          }
+          sortCluster(slot, dist, v -> name(names, v));
+          for (int j = 0; j < len; j++) {
+            table[(start + j) & mask] = slot[j];
+            home[(start + j) & mask] = (start + dist[j]) & mask;
+          }
+        }
         i = (start + len) & mask;
         seen += len;
       }
     }
   }
 
-  private static void sortCluster(long[] table, int[] home, int start, int len, int mask, FileChannel names) throws IOException {
-    long[] slot = new long[len];
-    int[] dist = new int[len];
+  /** Reads the name a slot value points to. */
+  @FunctionalInterface
+  private interface NameOf {
+    byte[] name(long slot) throws IOException;
+  }
+
+  /**
+   * Sorts one cluster's slots ({@code slot}, with each one's home at {@code dist} from the
+   * cluster's start) into canonical order: by that distance, then hash, then name.
+   */
+  private static void sortCluster(long[] slot, int[] dist, NameOf names) throws IOException {
+    int len = slot.length;
     Integer[] idx = new Integer[len];
-    for (int j = 0; j < len; j++) {
-      slot[j] = table[(start + j) & mask];
-      dist[j] = (home[(start + j) & mask] - start) & mask;
-      idx[j] = j;
-    }
+    for (int j = 0; j < len; j++) idx[j] = j;
     IOException[] failed = {null};
     java.util.Arrays.sort(idx, (a, b) -> {
       if (dist[a] != dist[b]) return Integer.compare(dist[a], dist[b]);
       int c = Long.compareUnsigned(slot[a] >>> 32, slot[b] >>> 32);
       if (c != 0) return c;
       try {
-        return java.util.Arrays.compareUnsigned(name(names, slot[a]), name(names, slot[b]));
+        return java.util.Arrays.compareUnsigned(names.name(slot[a]), names.name(slot[b]));
       } catch (IOException e) {
         failed[0] = e;
         return 0;
       }
     });
     if (failed[0] != null) throw failed[0];
+    long[] s = slot.clone();
+    int[] d = dist.clone();
     for (int j = 0; j < len; j++) {
-      table[(start + j) & mask] = slot[idx[j]];
-      home[(start + j) & mask] = (start + dist[idx[j]]) & mask;
+      slot[j] = s[idx[j]];
+      dist[j] = d[idx[j]];
     }
   }
 

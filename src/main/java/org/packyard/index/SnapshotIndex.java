@@ -111,6 +111,20 @@ public final class SnapshotIndex implements AutoCloseable {
     return orders == null ? key : orders.get(key);
   }
 
+  /** The places ({@link #order}) of keys {@code from} to {@code to} (inclusive) into {@code dst} at the same indexes, in one bulk read. */
+  void ordersInto(long[] dst, int from, int to) {
+    if (orders == null) {
+      for (int k = from; k <= to; k++) dst[k] = k;
+    } else {
+      orders.get(from, dst, from, to - from + 1);
+    }
+  }
+
+  /** The ranks ({@link #rank}) of keys {@code from} to {@code to} (inclusive) into {@code dst} at the same indexes, in one bulk read. */
+  void ranksInto(int[] dst, int from, int to) {
+    ranks.get(from, dst, from, to - from + 1);
+  }
+
   RecordFile packagesFile() {
     return packages;
   }

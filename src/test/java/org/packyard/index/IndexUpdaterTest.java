@@ -75,12 +75,14 @@ class IndexUpdaterTest {
       else outside.add(p);
     }
     SnapshotIndex prev = full(set, "full-0");
+    Set<String> removedLocations = new LinkedHashSet<>();
     for (int step = 1; step <= 12; step++) {
       List<Pkg> gone = new ArrayList<>();
       List<String> keys = new ArrayList<>(set.keySet());
       int removals = step % 3 == 0 ? 0 : 1 + rnd.nextInt(6);
       for (int i = 0; i < removals; i++) gone.add(set.get(keys.get(rnd.nextInt(keys.size()))));
       gone = new ArrayList<>(new LinkedHashSet<>(gone));
+      for (Pkg p : gone) removedLocations.add(p.location());
       List<Pkg> added = new ArrayList<>();
       int additions = step % 4 == 0 ? 0 : 1 + rnd.nextInt(8);
       for (int i = 0; i < additions && !outside.isEmpty(); i++) added.add(outside.remove(rnd.nextInt(outside.size())));
@@ -114,6 +116,13 @@ class IndexUpdaterTest {
       prev = inc;
     }
     assertThat(prev.packagesFile().segmentNames()).as("segments are folded").hasSizeLessThanOrEqualTo(IndexUpdater.MAX_SEGMENTS);
+    // the maps were copied, not rewritten: a location taken out stays in by-location as an entry holding no key
+    Set<String> now = new java.util.HashSet<>();
+    for (Pkg p : set.values()) now.add(p.location());
+    RecordFile last = prev.packagesFile();
+    long tombstones = removedLocations.stream().filter(l -> !now.contains(l))
+        .filter(l -> last.entryOffset(IndexFiles.BY_LOCATION, l.getBytes(StandardCharsets.UTF_8)) >= 0).count();
+    assertThat(tombstones).as("locations taken out, still in the copied map").isPositive();
   }
 
   private void compare(SnapshotIndex inc, SnapshotIndex full, TreeMap<String, Pkg> set, List<Pkg> gone) throws Exception {
@@ -162,6 +171,16 @@ class IndexUpdaterTest {
     assertThat(IndexSearch.names(inc, null, 0, 100_000)).isEqualTo(IndexSearch.names(full, null, 0, 100_000));
     assertThat(IndexSearch.names(inc, "li", 3, 50)).isEqualTo(IndexSearch.names(full, "li", 3, 50));
     assertThat(PackageList.read(inc.dir())).isEqualTo(PackageList.read(full.dir()));
+    assertThat(searchTerms(inc)).as("search_terms: each word with the number of rows that have it").isEqualTo(searchTerms(full));
+  }
+
+  private static Map<String, Long> searchTerms(SnapshotIndex index) throws Exception {
+    Map<String, Long> out = new TreeMap<>();
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + index.dir().resolve(IndexFiles.SQLITE));
+        java.sql.ResultSet rs = c.createStatement().executeQuery("SELECT term, docs FROM search_terms")) {
+      while (rs.next()) out.put(rs.getString(1), rs.getLong(2));
+    }
+    return out;
   }
 
   private static String n(Set<String> words, int i) {
