@@ -53,7 +53,9 @@ import org.packyard.store.SnapshotStore.Published;
  * <ul>
  *   <li>each member snapshot is loaded once and kept (its packages' elements, advisories, comps);
  *   <li>the union is derived from the last publish's by {@link Union#next}, which touches only the
- *       packages the changed member can affect (no 77,000-package rebuild and sort);
+ *       packages the changed member can affect (no 77,000-package rebuild and sort), and says
+ *       which it took out and put in: the index update's change is found from those
+ *       ({@link Change#of(List, List, Union.Delta, Set)}), not by a walk along both unions;
  *   <li>{@link RepoWriter} reuses every chunk ({@link #CHUNK_PACKAGES} packages on average) whose
  *       packages did not change, from the last publish's chunk table;
  *   <li>{@link IndexUpdater} derives the new snapshot index from the served one with only the
@@ -250,7 +252,8 @@ final class AggregatePublisher {
       Set<String> carried = unionLocations;
       unionLocations = null; // taken over by this publish's change (and found again if the publish fails)
       // The index is made from the packages' XML in memory, not from the files: it is built while they are written.
-      indexing = Beside.start("index " + repo.name(), () -> index(indexDir, pkgs, carried));
+      Union.Delta delta = u.delta();
+      indexing = Beside.start("index " + repo.name(), () -> index(indexDir, pkgs, delta, carried));
       RepoWriter.Result r = new RepoWriter(compression, CHUNK_PACKAGES).withoutOpenChecksums() // as hosted: hashing all XML costs a second at 77,000
           .syncedByCaller().write(dir, pkgs, chunks, engine.blobs()::path);
       long tr = System.nanoTime();
@@ -326,7 +329,7 @@ final class AggregatePublisher {
       chunksOf = pub.id();
       union = pkgs;
       unionLocations = indexed.locations();
-      chosen = u;
+      chosen = u.settled();
       lastIndex = how;
       this.updateinfo = updateinfo;
       this.updateinfoFrom = updateinfoFrom;
@@ -342,7 +345,7 @@ final class AggregatePublisher {
       engine.onPublish().accept(pub);
       startSpare();
       // after the publish, for the next one: it derives its union and its change without looking at every package first
-      u.warm();
+      chosen.warm();
       if (unionLocations == null) unionLocations = Change.locations(pkgs);
     } finally {
       if (indexing != null) indexing.join(); // it writes into the staging directory
@@ -364,12 +367,12 @@ final class AggregatePublisher {
    * a snapshot another replica published) or it cannot be updated. {@code carried}: the union's
    * locations, when known.
    */
-  private Indexed index(Path dir, List<PackageXml> pkgs, Set<String> carried) throws IOException {
+  private Indexed index(Path dir, List<PackageXml> pkgs, Union.Delta delta, Set<String> carried) throws IOException {
     long t0 = System.nanoTime();
     IndexUpdater.Spare ahead = indexAhead.take();
     long waited = (System.nanoTime() - t0) / 1_000_000;
     try {
-      Set<String> locations = updated(dir, pkgs, carried, ahead, waited);
+      Set<String> locations = updated(dir, pkgs, delta, carried, ahead, waited);
       if (locations != null) return new Indexed("incremental", locations, (System.nanoTime() - t0) / 1_000_000);
     } finally {
       if (ahead != null) ahead.discard(); // what the update did not take
@@ -384,7 +387,7 @@ final class AggregatePublisher {
    * its database copied ahead, when there is one): the locations of {@code pkgs}. Else null, and
    * {@code dir} is empty. {@code carried}: the locations of {@link #union}, when known (taken over).
    */
-  private Set<String> updated(Path dir, List<PackageXml> pkgs, Set<String> carried, IndexUpdater.Spare ahead, long waited)
+  private Set<String> updated(Path dir, List<PackageXml> pkgs, Union.Delta delta, Set<String> carried, IndexUpdater.Spare ahead, long waited)
       throws IOException {
     Served served = engine.catalog().view().repository(repo.name());
     if (union == null || served == null || !served.snapshot().id().equals(chunksOf)) return null;
@@ -396,7 +399,7 @@ final class AggregatePublisher {
     }
     try {
       long t0 = System.nanoTime();
-      Change c = Change.of(union, pkgs, carried);
+      Change c = delta != null ? Change.of(union, pkgs, delta, carried) : Change.of(union, pkgs, carried);
       long found = (System.nanoTime() - t0) / 1_000_000;
       if (c != null) {
         IndexUpdater.Stats st = IndexUpdater.update(prev, dir, ahead, document(0, c.removed()), document(0, c.added()),
@@ -492,6 +495,46 @@ final class AggregatePublisher {
         if (cmp >= 0) j++;
       }
       for (String l : pending) slots.put(l, new IndexUpdater.Slot(last, null));
+      for (PackageXml r : removed) locations.remove(r.locationHref());
+      for (PackageXml a : added) if (!locations.add(a.locationHref())) return null;
+      return new Change(removed, added, slots::get, locations);
+    }
+
+    /**
+     * As {@link #of(List, List, Set)}, from what {@link Union#next} took out and put in
+     * ({@code delta}, from {@code before} to {@code after}) instead of a walk along both: the cost
+     * is the change's (each added package placed by binary search), and no loop over every package
+     * runs interpreted the first time.
+     */
+    static Change of(List<PackageXml> before, List<PackageXml> after, Union.Delta delta, Set<String> beforeLocations) {
+      Set<String> locations = beforeLocations != null ? beforeLocations : locations(before);
+      if (locations == null) return null;
+      Map<String, PackageXml> out = new HashMap<>();
+      for (PackageXml o : delta.out()) out.put(o.name() + "\0" + o.pkgId(), o);
+      Set<PackageXml> kept = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+      Set<PackageXml> fresh = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+      List<PackageXml> removed = new ArrayList<>(), added = new ArrayList<>();
+      for (PackageXml p : delta.in()) { // in primary's order
+        PackageXml o = out.get(p.name() + "\0" + p.pkgId());
+        if (o != null && same(o, p)) {
+          kept.add(o);
+        } else {
+          added.add(p);
+          fresh.add(p);
+        }
+      }
+      for (PackageXml o : delta.out()) if (!kept.contains(o)) removed.add(o);
+      removed.sort(RepoWriter.ORDER);
+      Map<String, IndexUpdater.Slot> slots = new HashMap<>();
+      for (PackageXml p : added) {
+        int at = java.util.Collections.binarySearch(after, p, RepoWriter.ORDER);
+        if (at < 0 || after.get(at) != p) throw new IllegalArgumentException("a package put in is not in the union: " + p.locationHref());
+        int b = at - 1, a = at + 1;
+        while (b >= 0 && fresh.contains(after.get(b))) b--;
+        while (a < after.size() && fresh.contains(after.get(a))) a++;
+        slots.put(p.locationHref(), new IndexUpdater.Slot(b < 0 ? null : after.get(b).locationHref(),
+            a < after.size() ? after.get(a).locationHref() : null));
+      }
       for (PackageXml r : removed) locations.remove(r.locationHref());
       for (PackageXml a : added) if (!locations.add(a.locationHref())) return null;
       return new Change(removed, added, slots::get, locations);

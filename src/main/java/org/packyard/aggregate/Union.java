@@ -39,11 +39,50 @@ final class Union {
   private final List<PackageXml> packages;
   /** Per member (by identity): its packages' positions by NEVRA and by name-pkgId; filled on demand. */
   private final Map<Member, Keys> keys;
+  /** What {@link #next} changed from the union it was called on; null for a union chosen from scratch. */
+  private final Delta delta;
 
-  private Union(List<Member> members, List<PackageXml> packages, Map<Member, Keys> keys) {
+  /**
+   * The packages {@link #next} took out of the union it was called on ({@code out}, by identity)
+   * and put in ({@code in}, in {@link RepoWriter#ORDER}). A package may be in both (taken out and
+   * put back, the same instance) and packages of equal content may be on both sides (a member's
+   * new load): what changed for the index is for the caller to tell ({@code AggregatePublisher.Change}).
+   */
+  record Delta(Set<PackageXml> out, List<PackageXml> in) {
+    static final Delta NONE = new Delta(Set.of(), List.of());
+
+    /** This change followed by {@code then}. */
+    Delta then(Delta then) {
+      Set<PackageXml> gone = identitySet();
+      gone.addAll(out);
+      Set<PackageXml> mine = identitySet();
+      mine.addAll(in);
+      for (PackageXml p : then.out()) if (!mine.remove(p)) gone.add(p);
+      List<PackageXml> put = new ArrayList<>(mine);
+      put.addAll(then.in());
+      put.sort(RepoWriter.ORDER);
+      return new Delta(gone, put);
+    }
+  }
+
+  private Union(List<Member> members, List<PackageXml> packages, Map<Member, Keys> keys, Delta delta) {
     this.members = List.copyOf(members);
     this.packages = Collections.unmodifiableList(packages);
     this.keys = keys;
+    this.delta = delta;
+  }
+
+  /** What changed from the union {@link #next} derived this one from; null when it was chosen from scratch. */
+  Delta delta() {
+    return delta;
+  }
+
+  /**
+   * This union without its {@link #delta}, to keep until the next publish: the delta holds the
+   * packages taken out (a whole member's, when all of it changed), which nothing needs afterwards.
+   */
+  Union settled() {
+    return delta == null ? this : new Union(members, packages, keys, null);
   }
 
   /** The union of {@code members} (in the aggregate's order), chosen from scratch. */
@@ -58,7 +97,7 @@ final class Union {
       }
     }
     out.sort(RepoWriter.ORDER);
-    return new Union(members, out, new IdentityHashMap<>());
+    return new Union(members, out, new IdentityHashMap<>(), null);
   }
 
   /** The packages, in {@link RepoWriter#ORDER}. */
@@ -75,8 +114,13 @@ final class Union {
     if (now.size() != members.size()) return of(now);
     for (int i = 0; i < now.size(); i++) if (!now.get(i).name().equals(members.get(i).name())) return of(now);
     Union u = this;
-    for (int i = 0; i < now.size(); i++) if (now.get(i) != members.get(i)) u = u.replace(i, now.get(i));
-    return u;
+    Delta d = Delta.NONE;
+    for (int i = 0; i < now.size(); i++) {
+      if (now.get(i) == members.get(i)) continue;
+      u = u.replace(i, now.get(i));
+      d = d.then(u.delta);
+    }
+    return new Union(u.members, u.packages, u.keys, d);
   }
 
   /**
@@ -103,7 +147,7 @@ final class Union {
     for (Member m : after) collectIds(m, kept.get(m), nevras, ids);
     collectIds(members.get(at), oldKeys, nevras, ids);
 
-    Set<PackageXml> out = Collections.newSetFromMap(new IdentityHashMap<>());
+    Set<PackageXml> out = identitySet();
     for (int i = 0; i < members.size(); i++) {
       Member m = members.get(i);
       Keys k = i == at ? oldKeys : kept.get(m);
@@ -116,7 +160,13 @@ final class Union {
       }
     }
     in.sort(RepoWriter.ORDER);
-    return new Union(after, merge(packages, out, in), kept);
+    Set<PackageXml> removed = identitySet();
+    List<PackageXml> merged = merge(packages, out, in, removed);
+    return new Union(after, merged, kept, new Delta(removed, in));
+  }
+
+  private static Set<PackageXml> identitySet() {
+    return Collections.newSetFromMap(new IdentityHashMap<>());
   }
 
   private static void collectIds(Member m, Keys k, Set<String> nevras, Set<String> ids) {
@@ -161,16 +211,41 @@ final class Union {
     return keys.get(members.get(mi)).byNevra.get(nevra)[0] == pos;
   }
 
-  /** {@code from} without {@code out}, with {@code in} (sorted, none of them in {@code from} but for {@code out}) merged in. */
-  private static List<PackageXml> merge(List<PackageXml> from, Set<PackageXml> out, List<PackageXml> in) {
-    List<PackageXml> merged = new ArrayList<>(from.size() + in.size());
-    int next = 0;
-    for (PackageXml p : from) {
-      if (out.contains(p)) continue;
-      while (next < in.size() && RepoWriter.ORDER.compare(in.get(next), p) < 0) merged.add(in.get(next++));
-      merged.add(p);
+  /**
+   * {@code from} without {@code out}, with {@code in} (sorted, none of them in {@code from} but for
+   * {@code out}) merged in; the packages of {@code out} that {@code from} held go to {@code removed}.
+   * Each package of {@code out} and {@code in} is placed by binary search and the runs between
+   * them copied whole, so the cost is the change's: a loop over every package would run
+   * interpreted the first time (the JIT compiles a loop after tens of thousands of turns).
+   */
+  private static List<PackageXml> merge(List<PackageXml> from, Set<PackageXml> out, List<PackageXml> in, Set<PackageXml> removed) {
+    int[] gone = new int[out.size()];
+    int g = 0;
+    for (PackageXml o : out) {
+      int at = Collections.binarySearch(from, o, RepoWriter.ORDER);
+      if (at >= 0 && from.get(at) == o) {
+        gone[g++] = at;
+        removed.add(o);
+      }
     }
-    while (next < in.size()) merged.add(in.get(next++));
+    gone = java.util.Arrays.copyOf(gone, g);
+    java.util.Arrays.sort(gone);
+    List<PackageXml> merged = new ArrayList<>(from.size() - g + in.size());
+    int at = 0, next = 0;
+    for (int i = 0; i <= in.size(); i++) {
+      int upto = from.size();
+      if (i < in.size()) {
+        int r = Collections.binarySearch(from, in.get(i), RepoWriter.ORDER); // found: a package of out with the same name and pkgId
+        upto = r >= 0 ? r : -r - 1;
+      }
+      while (next < g && gone[next] < upto) {
+        merged.addAll(from.subList(at, gone[next]));
+        at = gone[next++] + 1;
+      }
+      if (at < upto) merged.addAll(from.subList(at, upto));
+      at = Math.max(at, upto);
+      if (i < in.size()) merged.add(in.get(i));
+    }
     return merged;
   }
 

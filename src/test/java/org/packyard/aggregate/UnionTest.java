@@ -22,18 +22,24 @@ class UnionTest {
   }
 
   /**
-   * What an aggregate's index update is given between two successive unions (found in one walk
-   * along both, with the locations carried from the last change) is what comparing them by
+   * What an aggregate's index update is given between two successive unions, found either way (a
+   * walk along both, or from what {@link Union#next} took out and put in, one member changing or
+   * two at once), with the locations carried from the last change, is what comparing them by
    * location finds: a package is kept when the same element is at the same location.
    */
   @Test
   void change_betweenSuccessiveUnions_isWhatComparingByLocationFinds() {
-    evolutions(1, () -> {
-      var carried = new java.util.concurrent.atomic.AtomicReference<java.util.Set<String>>();
+    evolutions(2, () -> {
+      var walked = new java.util.concurrent.atomic.AtomicReference<java.util.Set<String>>();
+      var derived = new java.util.concurrent.atomic.AtomicReference<java.util.Set<String>>();
       return (what, before, now, next) -> {
-        AggregatePublisher.Change c = AggregatePublisher.Change.of(before.packages(), next.packages(), carried.get());
-        assertChange(before.packages(), next.packages(), c, what);
-        carried.set(c == null ? null : c.locations());
+        AggregatePublisher.Change w = AggregatePublisher.Change.of(before.packages(), next.packages(), walked.get());
+        assertChange(before.packages(), next.packages(), w, what + ", walked");
+        walked.set(w == null ? null : w.locations());
+        assertThat(next.delta()).as(what + ": derived, so it says what it changed").isNotNull();
+        AggregatePublisher.Change d = AggregatePublisher.Change.of(before.packages(), next.packages(), next.delta(), derived.get());
+        assertChange(before.packages(), next.packages(), d, what + ", from the delta");
+        derived.set(d == null ? null : d.locations());
       };
     });
   }
