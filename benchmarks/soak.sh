@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # One-hour soak of `./packyard serve` on its shipped defaults (no PACKYARD_JAVA_OPTS).
 #
-#   benchmarks/soak.sh [--minutes 60] [--load 0.8] [--out DIR]
+#   benchmarks/soak.sh [--minutes 60] [--load 0.8] [--rate N --dnf-share F] [--out DIR]
+# (--rate skips the capacity steps and runs the soak at N starts/s with that dnf share: to compare
+# two builds at the same load; its report then says so)
 #
 # The server serves a 75,000-package synthetic branch (metadata only), 176 real packages (stored)
 # and a 2,000-package repository whose upstream changes every 5 minutes (sync_every: 5m, so a sync
@@ -25,12 +27,14 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 . "$here/lib.sh"
-minutes=60 load=0.8 out="$here/results/soak"
+minutes=60 load=0.8 out="$here/results/soak" fixed_rate="" fixed_share=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --minutes) minutes="$2"; shift 2 ;;
     --load) load="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
+    --rate) fixed_rate="$2"; shift 2 ;;
+    --dnf-share) fixed_share="$2"; shift 2 ;;
     *) echo "unknown option: $1" >&2; exit 2 ;;
   esac
 done
@@ -131,6 +135,11 @@ pids+=("$p3" "$p4")
 # neither is favoured, and the probe thread keeps its lead.
 bench() { nice -n "$(( $(nice) + 10 ))" "$root/packyard" bench "$@"; }
 mix=(-s mix --url "http://127.0.0.1:$port/repos/real/" --branch f75 --checksums --routes pkg,files,changelog,requires,provides,search)
+if [ -n "$fixed_rate" ]; then # the capacity steps below stay unindented: their here-documents end at column 0
+[ -n "$fixed_share" ] || { echo "--rate needs --dnf-share" >&2; exit 2; }
+rate=$fixed_rate dnf_share=$fixed_share cap_rps="(not measured: --rate)" closed_rps="(not measured)"
+log "soak at the given $rate/s (dnf share $dnf_share) for $minutes min; no capacity steps"
+else
 log "capacity: the mix, closed model, 64 clients, 60 s"
 bench "${mix[@]}" -c 64 -d 60s --warmup 15s --json "$work/capacity.json" > "$work/capacity.txt"
 read -r cap_rps dnf_share < <(python3 - "$work/capacity.json" <<'PY'
@@ -166,6 +175,7 @@ done
 cap_rps=$open_cap
 rate=$(awk -v c="$cap_rps" -v l="$load" 'BEGIN{printf "%d", c*l}')
 log "capacity: closed model $closed_rps starts/s, open model sustained $cap_rps/s (dnf share $dnf_share); soak at $rate/s for $minutes min"
+fi
 
 # ---------------------------------------------------------------- the soak
 : > "$work/probes.tsv"; : > "$work/samples.tsv"; : > "$work/uploads.tsv" # the soak's own, from here
