@@ -105,11 +105,16 @@ sample_loop() {
     sleep 10
   done
 }
-# the upstream of churn changes every 5 minutes; the server's own sync_every publishes it
+# the upstream of churn changes every 5 minutes; the server's own sync_every publishes it. The
+# changes fall half-way between the syncs (which run every 5 minutes from the server's start): a
+# change while a sync reads the tree fails that sync (its listed packages are gone), which is not
+# what the soak measures.
 flip_loop() {
   local s=1
+  sleep 150
   while kill -0 "$pid" 2>/dev/null; do
-    sleep 300; s=$((3 - s)); ln -sfn "$work/churn-$s" "$work/churn.tmp" && mv -T "$work/churn.tmp" "$work/churn"
+    s=$((3 - s)); ln -sfn "$work/churn-$s" "$work/churn.tmp" && mv -T "$work/churn.tmp" "$work/churn"
+    sleep 300
   done
 }
 # one upload every 10 s (from the intended start: a slow answer does not shift the next one)
