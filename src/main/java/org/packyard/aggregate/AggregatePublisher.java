@@ -84,11 +84,13 @@ final class AggregatePublisher {
   private final Map<String, Member> members = new HashMap<>();
   private ChunkTable chunks = ChunkTable.EMPTY;
   private String chunksOf;
-  /** The packages of snapshot {@link #chunksOf}, in primary's order: what the next publish's index is updated from. */
-  private List<PackageXml> union;
-  /** The locations of {@link #union}'s packages, when known (kept from the last incremental index update). */
+  /** The locations of {@link #chosen}'s packages, when known (kept from the last incremental index update). */
   private Set<String> unionLocations;
-  /** The union this process last published (whatever was published since), for the next to be derived from. */
+  /**
+   * The union this process last published (snapshot {@link #chunksOf}; whatever was published
+   * since), for the next to be derived from; its packages are what the next index is updated from
+   * while the aggregate still serves that snapshot.
+   */
   private Union chosen;
   private volatile long publishes;
   /** The last publish's package chunks: compressed, and reused from the publish before. */
@@ -185,7 +187,6 @@ final class AggregatePublisher {
     boolean reuse = load(present);
     if (self == null) chunks = ChunkTable.EMPTY;
     else if (!self.snapshot().id().equals(chunksOf)) chunks = readChunks(self.snapshot());
-    if (self == null || !self.snapshot().id().equals(chunksOf)) union = null; // not the snapshot the held union is of
     if (!reuse) chunks = ChunkTable.EMPTY;
     try {
       write(present, fingerprint.toString(), pass, t0);
@@ -327,7 +328,6 @@ final class AggregatePublisher {
       staging = null;
       chunks = r.table();
       chunksOf = pub.id();
-      union = pkgs;
       unionLocations = indexed.locations();
       chosen = u.settled();
       lastIndex = how;
@@ -385,12 +385,13 @@ final class AggregatePublisher {
   /**
    * When {@code dir} now holds the served index updated to {@code pkgs} (patching {@code ahead},
    * its database copied ahead, when there is one): the locations of {@code pkgs}. Else null, and
-   * {@code dir} is empty. {@code carried}: the locations of {@link #union}, when known (taken over).
+   * {@code dir} is empty. {@code carried}: the locations of {@link #chosen}'s packages, when known (taken over).
    */
   private Set<String> updated(Path dir, List<PackageXml> pkgs, Union.Delta delta, Set<String> carried, IndexUpdater.Spare ahead, long waited)
       throws IOException {
     Served served = engine.catalog().view().repository(repo.name());
-    if (union == null || served == null || !served.snapshot().id().equals(chunksOf)) return null;
+    // the served snapshot must be the one the last union was published as (else another replica published since)
+    if (chosen == null || served == null || !served.snapshot().id().equals(chunksOf)) return null;
     SnapshotIndex prev;
     try {
       prev = served.index().retain();
@@ -399,7 +400,8 @@ final class AggregatePublisher {
     }
     try {
       long t0 = System.nanoTime();
-      Change c = delta != null ? Change.of(union, pkgs, delta, carried) : Change.of(union, pkgs, carried);
+      List<PackageXml> before = chosen.packages();
+      Change c = delta != null ? Change.of(before, pkgs, delta, carried) : Change.of(before, pkgs, carried);
       long found = (System.nanoTime() - t0) / 1_000_000;
       if (c != null) {
         IndexUpdater.Stats st = IndexUpdater.update(prev, dir, ahead, document(0, c.removed()), document(0, c.added()),
