@@ -142,7 +142,8 @@ bench() { nice -n "$(( $(nice) + 10 ))" "$root/packyard" bench "$@"; }
 mix=(-s mix --url "http://127.0.0.1:$port/repos/real/" --branch f75 --checksums --routes pkg,files,changelog,requires,provides,search)
 if [ -n "$fixed_rate" ]; then # the capacity steps below stay unindented: their here-documents end at column 0
 [ -n "$fixed_share" ] || { echo "--rate needs --dnf-share" >&2; exit 2; }
-rate=$fixed_rate dnf_share=$fixed_share cap_rps="(not measured: --rate)" closed_rps="(not measured)"
+rate=$fixed_rate dnf_share=$fixed_share
+rate_why="(given with --rate: no capacity was measured)"
 log "soak at the given $rate/s (dnf share $dnf_share) for $minutes min; no capacity steps"
 else
 log "capacity: the mix, closed model, 64 clients, 60 s"
@@ -179,6 +180,7 @@ done
 [ -n "$open_cap" ] || { echo "the open model kept up with none of the steps" >&2; exit 1; }
 cap_rps=$open_cap
 rate=$(awk -v c="$cap_rps" -v l="$load" 'BEGIN{printf "%d", c*l}')
+rate_why="= $load x the capacity measured just before ($cap_rps/s: the highest step of the closed model's $closed_rps/s the open model sustained for 60 s, beside the churn publishes and the uploads)"
 log "capacity: closed model $closed_rps starts/s, open model sustained $cap_rps/s (dnf share $dnf_share); soak at $rate/s for $minutes min"
 fi
 
@@ -237,7 +239,7 @@ print(f"#### Soak, {minutes:.0f} minutes ({r['started_at']})")
 print()
 print(f"Machine: $machine_line; load average at the end {open('/proc/loadavg').read().split()[0:3]}.")
 print(f"Server: \`./packyard serve\` with PACKYARD_JAVA_OPTS unset (the shipped defaults); GC and safepoint log through JAVA_TOOL_OPTIONS.")
-print(f"Load: \`packyard bench -s mix\` (dnf sessions with checksums verified, mdapi and search clients; at nice 10, the serving threads' priority), open model at {r['config']['rate']:.0f} starts/s = $load x the capacity measured just before ($cap_rps/s: the highest step of the closed model's $closed_rps/s the open model sustained for 60 s, beside the churn publishes and the uploads); dnf share {r['config']['dnf_share']}.")
+print(f"Load: \`packyard bench -s mix\` (dnf sessions with checksums verified, mdapi and search clients; at nice 10, the serving threads' priority), open model at {r['config']['rate']:.0f} starts/s $rate_why; dnf share {r['config']['dnf_share']}.")
 print(f"Besides: a /readyz probe every second on probes_listen; the churn repository's upstream changed every 5 minutes and its sync_every: 5m published it ($published publishes, $failed failed syncs in the log).")
 print(f"Uploads: one real RPM every 10 s into the hosted repository team ({len(ups)} uploads, {len(ubad)} not 201/200{': ' + ', '.join(sorted(set(ubad))) if ubad else ''}); each answered once published: p50 / p95 / max {pct(ul, .5):.0f} / {pct(ul, .95):.0f} / {ul[-1] if ul else float('nan'):.0f} ms.")
 print()
