@@ -2,7 +2,10 @@ package org.packyard.server;
 
 import io.vertx.core.Vertx;
 import io.vertx.core.internal.VertxInternal;
+import java.io.IOException;
 import java.lang.invoke.MethodHandle;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.lang.reflect.Array;
 import java.util.Optional;
 
@@ -49,8 +52,37 @@ public final class BulkPriority {
   public static boolean enable(Vertx vertx) {
     if (!available()) return false;
     target = Math.min(19, niceOfCurrentThread() + NICE);
+    lowerCompilerThreads(target);
     for (var loop : ((VertxInternal) vertx).nettyEventLoopGroup()) loop.execute(BulkPriority::apply);
     return true;
+  }
+
+  /**
+   * Lowers the JIT compiler threads (HotSpot's "C1 CompilerThread<i>" and "C2 CompilerThread<i>")
+   * to {@code nice}, and returns how many it lowered. They start at the JVM's own priority, above
+   * the serving threads, and compile whatever code runs for the first time: a sync's or a publish's
+   * first run in a process kept C2 on a CPU a third of a second at a time, and with both CPUs of
+   * a small machine taken, requests waited behind it (BENCHMARKS.md, the soak). At the serving
+   * threads' level they share the CPU with them instead. A compiler thread HotSpot adds later is
+   * started by a compiler thread and so starts at its level.
+   */
+  static int lowerCompilerThreads(int nice) {
+    int lowered = 0;
+    try (var tasks = Files.newDirectoryStream(Path.of("/proc/self/task"))) {
+      for (Path task : tasks) {
+        String name;
+        try {
+          name = Files.readString(task.resolve("comm")).strip();
+        } catch (IOException e) {
+          continue; // the thread ended
+        }
+        if (!name.startsWith("C1 CompilerThre") && !name.startsWith("C2 CompilerThre")) continue;
+        if (setNice(Integer.parseInt(task.getFileName().toString()), nice)) lowered++;
+      }
+    } catch (IOException | RuntimeException e) {
+      return lowered; // no /proc: priorities stay as they are
+    }
+    return lowered;
   }
 
   /**
@@ -114,8 +146,13 @@ public final class BulkPriority {
 
   /** Sets the calling thread's nice value; false if the kernel refused. */
   static boolean setNiceOfCurrentThread(int nice) {
+    return setNice(0, nice);
+  }
+
+  /** Sets the nice value of thread {@code tid} (0: the calling thread); false if the kernel refused. */
+  private static boolean setNice(int tid, int nice) {
     try {
-      return (int) SETPRIORITY.invokeExact(0, 0, nice) == 0;
+      return (int) SETPRIORITY.invokeExact(0, tid, nice) == 0;
     } catch (Throwable e) {
       return false;
     }
