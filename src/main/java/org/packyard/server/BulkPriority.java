@@ -1,20 +1,21 @@
 package org.packyard.server;
 
-import io.vertx.core.Vertx;
-import io.vertx.core.internal.VertxInternal;
 import java.io.IOException;
 import java.lang.invoke.MethodHandle;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.lang.reflect.Array;
 import java.util.Optional;
+import java.util.Set;
 
 /**
- * The serving threads below the probe thread: once {@link #enable} ran, the main event loops, the
- * index readers and the ingest threads run {@value #NICE} nice steps below the probe listener's
- * thread (a scheduling weight of 110 against 1,024), so that when every CPU is busy the kernel
- * runs the probe thread first and a probe is answered at once instead of waiting its turn behind
- * the bulk work. {@code PackyardServer} enables it when {@code probes_listen} is configured.
+ * Everything below the probe thread: once {@link #enable} ran, every thread of the JVM but the
+ * probe listener's and the collector's (the event loops, the index readers, the workers that
+ * sync, publish and answer uploads, the JIT compilers) runs {@value #NICE} nice steps below the
+ * probe listener's thread (a scheduling weight of 110 against 1,024), so that when every CPU is
+ * busy the kernel runs the probe thread first and a probe is answered at once instead of waiting
+ * its turn behind the bulk work; and no bulk work runs ahead of the serving threads.
+ * {@code PackyardServer} enables it when {@code probes_listen} is configured.
  *
  * <p>What it costs: the probe thread sleeps nearly always, so among Packyard's own threads nothing
  * changes; but the serving threads also give way to every other process at the normal priority in
@@ -45,44 +46,71 @@ public final class BulkPriority {
   }
 
   /**
-   * From now on {@link #apply} lowers the thread that calls it to {@value #NICE} steps below the
-   * calling thread's nice value; each event loop of {@code vertx} lowers itself in its next turn.
-   * Returns false (and changes nothing) where {@link #available} is false.
+   * Lowers every thread of this JVM to {@value #NICE} steps below the calling thread's nice
+   * value, except the threads {@code keep} names (the probe listener's) and the collector's and
+   * the VM's own ({@link #stays}); from then on {@link #apply} lowers a bulk pool's new thread to
+   * the same level, and a thread started by a lowered thread starts there. Returns false (and
+   * changes nothing) where {@link #available} is false.
+   *
+   * <p>Every thread, not only the event loops: a thread that was not lowered runs ahead of the
+   * serving threads whenever both want a CPU. Before this, an upload's publish on a Vert.x worker
+   * thread (started by the main thread at its priority) or the JIT compiling a sync's code for the
+   * first time took a CPU from the event loops for a tenth to a third of a second, and on 2 cores
+   * requests waited for it (BENCHMARKS.md, the soak). The collector's threads keep their level:
+   * while they work every Java thread is stopped, so they only compete with other processes, and
+   * a pause is shorter for it.
    */
-  public static boolean enable(Vertx vertx) {
+  public static boolean enable(Set<Integer> keep) {
     if (!available()) return false;
     target = Math.min(19, niceOfCurrentThread() + NICE);
-    lowerCompilerThreads(target);
-    for (var loop : ((VertxInternal) vertx).nettyEventLoopGroup()) loop.execute(BulkPriority::apply);
+    lowerAllBut(keep, target);
     return true;
   }
 
+  /** The calling thread's id in the kernel (its {@code /proc/self/task} entry), or -1 where there is none. */
+  public static int currentThreadId() {
+    try {
+      return Integer.parseInt(Path.of("/proc/thread-self").toRealPath().getFileName().toString());
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
+  }
+
   /**
-   * Lowers the JIT compiler threads (HotSpot's "C1 CompilerThread<i>" and "C2 CompilerThread<i>")
-   * to {@code nice}, and returns how many it lowered. They start at the JVM's own priority, above
-   * the serving threads, and compile whatever code runs for the first time: a sync's or a publish's
-   * first run in a process kept C2 on a CPU a third of a second at a time, and with both CPUs of
-   * a small machine taken, requests waited behind it (BENCHMARKS.md, the soak). At the serving
-   * threads' level they share the CPU with them instead. A compiler thread HotSpot adds later is
-   * started by a compiler thread and so starts at its level.
+   * Lowers to {@code nice} every thread of this JVM above it, but those in {@code keep} and those
+   * that {@link #stays}; returns how many it lowered. A thread already at or below {@code nice}
+   * keeps its value (a {@link #background} thread stays below the bulk threads).
    */
-  static int lowerCompilerThreads(int nice) {
+  static int lowerAllBut(Set<Integer> keep, int nice) {
     int lowered = 0;
     try (var tasks = Files.newDirectoryStream(Path.of("/proc/self/task"))) {
       for (Path task : tasks) {
+        int tid = Integer.parseInt(task.getFileName().toString());
+        if (keep.contains(tid)) continue;
         String name;
         try {
           name = Files.readString(task.resolve("comm")).strip();
         } catch (IOException e) {
           continue; // the thread ended
         }
-        if (!name.startsWith("C1 CompilerThre") && !name.startsWith("C2 CompilerThre")) continue;
-        if (setNice(Integer.parseInt(task.getFileName().toString()), nice)) lowered++;
+        if (stays(name) || niceOf(tid) >= nice) continue;
+        if (setNice(tid, nice)) lowered++;
       }
     } catch (IOException | RuntimeException e) {
       return lowered; // no /proc: priorities stay as they are
     }
     return lowered;
+  }
+
+  /**
+   * True for a thread {@link #enable} leaves at its level: the collectors' threads (G1's, the
+   * parallel collector's "GC Thread#n", ZGC's "Z..." and Shenandoah's) and the VM thread, which
+   * stops every Java thread for a collection and starts them again. Kernel thread names are the
+   * Java names cut to 15 characters.
+   */
+  static boolean stays(String name) {
+    return name.startsWith("GC Thread") || name.startsWith("G1 ") || name.equals("VM Thread")
+        || name.startsWith("Z") || name.startsWith("Shenandoah");
   }
 
   /**
@@ -137,8 +165,13 @@ public final class BulkPriority {
 
   /** The calling thread's nice value ({@code getpriority(PRIO_PROCESS, 0)}: that thread's). */
   static int niceOfCurrentThread() {
+    return niceOf(0);
+  }
+
+  /** The nice value of thread {@code tid} (0: the calling thread). */
+  private static int niceOf(int tid) {
     try {
-      return (int) GETPRIORITY.invokeExact(0, 0);
+      return (int) GETPRIORITY.invokeExact(0, tid);
     } catch (Throwable e) {
       throw new IllegalStateException("getpriority", e);
     }

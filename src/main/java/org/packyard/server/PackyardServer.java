@@ -137,10 +137,10 @@ public final class PackyardServer implements AutoCloseable {
           deployments.add(id);
           if (probesAt == null) return Future.succeededFuture();
           // The probe listener's thread is started first, by a thread not yet lowered: it keeps
-          // the process's priority, and the serving threads go one notch below it.
+          // the process's priority, and every other thread goes one notch below it.
           return ProbeListener.start(probesAt, probeRoutes(), config.tls(), telemetry).map(p -> {
             probeListener = p;
-            if (!BulkPriority.enable(vertx)) {
+            if (!BulkPriority.enable(java.util.Set.of(p.threadId()))) {
               LOG.info("probes_listen: thread priorities are not available here (Linux and JDK 22 or later), so the probes share the CPU equally with the serving threads");
             }
             return p;
@@ -215,6 +215,12 @@ public final class PackyardServer implements AutoCloseable {
   private ProbeRoutes probeRoutes() {
     return new ProbeRoutes(catalog, this::readinessDetails, draining::get, services.access)
         .degradedWhen(() -> !services.database.reachable() || !services.blobs.health().available());
+  }
+
+  /** The kernel's id of the {@code probes_listen} listener's thread; -1 without it. */
+  int probeThreadId() {
+    ProbeListener p = probeListener;
+    return p == null ? -1 : p.threadId();
   }
 
   /** The port of the {@code probes_listen} listener (its actual one when configured with 0); -1 without it. */

@@ -27,10 +27,12 @@ import org.packyard.observe.Telemetry;
 final class ProbeListener {
   private final Vertx vertx;
   private final int port;
+  private final int threadId;
 
-  private ProbeListener(Vertx vertx, int port) {
+  private ProbeListener(Vertx vertx, int port, int threadId) {
     this.vertx = vertx;
     this.port = port;
+    this.threadId = threadId;
   }
 
   static Future<ProbeListener> start(PackyardConfig.Listen at, ProbeRoutes probes, TlsConfig tls, Telemetry telemetry) {
@@ -48,13 +50,18 @@ final class ProbeListener {
     ServerTls.apply(opts, tls);
     HttpServer server = vertx.createHttpServer(opts).requestHandler(req -> http.observe(req, router::handle));
     return server.listen()
-        .map(s -> new ProbeListener(vertx, s.actualPort()))
+        .map(s -> new ProbeListener(vertx, s.actualPort(), BulkPriority.currentThreadId())) // on its event loop
         .recover(e -> vertx.close().transform(v -> Future.failedFuture(
             new IllegalStateException("probes_listen " + at + ": " + ServerTls.explain(e, tls).getMessage(), e))));
   }
 
   int port() {
     return port;
+  }
+
+  /** The kernel's id of the listener's event loop thread (-1 where there is none), which {@link BulkPriority#enable} keeps where it is. */
+  int threadId() {
+    return threadId;
   }
 
   Future<Void> close() {

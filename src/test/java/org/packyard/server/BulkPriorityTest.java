@@ -5,7 +5,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -59,28 +62,72 @@ class BulkPriorityTest {
   }
 
   @Test
-  void lowerCompilerThreads_movesEveryJitThreadAndNoOther() throws Exception {
+  void lowerAllBut_lowersEveryThreadButTheKeptOnesAndTheCollectors() throws Exception {
     assumeTrue(BulkPriority.available(), "thread priorities are only lowered on Linux with JDK 22 or later");
     int mine = nice();
-    Map<Integer, Integer> before = compilerThreads();
-    assertThat(before).as("HotSpot's compiler threads in /proc/self/task").isNotEmpty();
-    // one step below the lowest of them (a server in this JVM may have lowered them already)
-    int target = Math.max(mine, before.values().stream().max(Integer::compare).orElseThrow()) + 1;
-    assumeTrue(target <= 19, "the compiler threads are already at the lowest priority");
-    int lowered = BulkPriority.lowerCompilerThreads(target);
-    Map<Integer, Integer> after = compilerThreads();
-    assertThat(lowered).isPositive();
-    // HotSpot starts and stops compiler threads as its queue grows and shrinks (the first of each
-    // kind stays): those present before and after are what this can check
-    after.keySet().retainAll(before.keySet());
-    assertThat(after).isNotEmpty();
-    assertThat(after.values()).allMatch(n -> n == target);
-    assertThat(nice()).as("the calling thread").isEqualTo(mine);
+    assumeTrue(mine < 19, "this thread is already at the lowest priority");
+    int target = mine + 1;
+    CountDownLatch started = new CountDownLatch(2), done = new CountDownLatch(1);
+    AtomicInteger keptId = new AtomicInteger(), otherId = new AtomicInteger();
+    Thread kept = parked("kept-thread", keptId, started, done), other = parked("other-thread", otherId, started, done);
+    try {
+      started.await();
+      assertThat(Files.readString(Path.of("/proc/self/task/" + keptId.get() + "/comm")).strip()).isEqualTo("kept-thread");
+      Map<Integer, String[]> before = threads();
+      assertThat(before.values()).as("the collector's threads are there to check")
+          .anyMatch(t -> t[0].startsWith("G1 ") || t[0].startsWith("GC Thread"));
+      int lowered = BulkPriority.lowerAllBut(Set.of(keptId.get(), BulkPriority.currentThreadId()), target);
+      Map<Integer, String[]> after = threads();
+      assertThat(lowered).isPositive();
+      assertThat(niceOf(after, otherId.get())).isEqualTo(target);
+      assertThat(niceOf(after, keptId.get())).as("a kept thread").isEqualTo(mine);
+      assertThat(nice()).as("the calling thread, kept").isEqualTo(mine);
+      for (var e : after.entrySet()) {
+        String[] was = before.get(e.getKey());
+        if (was == null || e.getKey() == keptId.get() || e.getKey() == BulkPriority.currentThreadId()) continue;
+        if (BulkPriority.stays(was[0])) {
+          assertThat(e.getValue()[1]).as("the collector's thread " + was[0]).isEqualTo(was[1]);
+        } else {
+          assertThat(Integer.parseInt(e.getValue()[1])).as(was[0]).isGreaterThanOrEqualTo(target);
+        }
+      }
+    } finally {
+      done.countDown();
+      kept.join();
+      other.join();
+    }
   }
 
-  /** Every thread of this JVM whose name is a HotSpot compiler thread's, with its nice value. */
-  private static Map<Integer, Integer> compilerThreads() throws Exception {
-    Map<Integer, Integer> found = new TreeMap<>();
+  @Test
+  void stays_namesTheCollectorsAndTheVmThreadOnly() {
+    assertThat(List.of("GC Thread#0", "G1 Main Marker", "G1 Conc#0", "G1 Refine#0", "G1 Service", "VM Thread", "ZWorker#0"))
+        .allMatch(BulkPriority::stays);
+    assertThat(List.of("C2 CompilerThre", "C1 CompilerThre", "vert.x-eventloo", "vert.x-worker-t", "main", "VM Periodic Tas",
+        "packyard-ingest")).noneMatch(BulkPriority::stays);
+  }
+
+  /** A started thread named {@code name} that records its kernel id and waits for {@code done}. */
+  private static Thread parked(String name, AtomicInteger id, CountDownLatch started, CountDownLatch done) {
+    Thread t = new Thread(() -> {
+      id.set(BulkPriority.currentThreadId());
+      started.countDown();
+      try {
+        done.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }, name);
+    t.start();
+    return t;
+  }
+
+  private static int niceOf(Map<Integer, String[]> threads, int tid) {
+    return Integer.parseInt(threads.get(tid)[1]);
+  }
+
+  /** Every thread of this JVM: its kernel id, with its name and nice value. */
+  private static Map<Integer, String[]> threads() throws Exception {
+    Map<Integer, String[]> found = new TreeMap<>();
     try (var tasks = Files.newDirectoryStream(Path.of("/proc/self/task"))) {
       for (Path task : tasks) {
         String stat;
@@ -90,9 +137,7 @@ class BulkPriorityTest {
           continue; // the thread ended
         }
         String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-        if (name.startsWith("C1 CompilerThre") || name.startsWith("C2 CompilerThre")) {
-          found.put(Integer.parseInt(task.getFileName().toString()), niceIn(stat));
-        }
+        found.put(Integer.parseInt(task.getFileName().toString()), new String[] {name, Integer.toString(niceIn(stat))});
       }
     }
     return found;
