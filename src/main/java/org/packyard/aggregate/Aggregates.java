@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
+import org.packyard.server.BulkPriority;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -40,7 +41,7 @@ public final class Aggregates implements AutoCloseable {
       Clock clock, ExecutorService ingest, WorkerExecutor worker) {
     <T> Future<T> blocking(Callable<T> c) {
       try {
-        return worker.executeBlocking(c, true);
+        return worker.executeBlocking(BulkPriority.inBackground(c), true);
       } catch (RejectedExecutionException e) {
         return Future.failedFuture(new IllegalStateException("shutting down"));
       }
@@ -55,11 +56,8 @@ public final class Aggregates implements AutoCloseable {
   /** {@code gate} decides which process publishes an aggregate; {@code onPublish} serves each new snapshot. */
   public Aggregates(Vertx vertx, PackyardConfig config, BlobStore blobs, SnapshotStore snapshots, Catalog catalog,
       SyncGate gate, Consumer<Published> onPublish, Clock clock) {
-    ExecutorService ingest = new ThreadPoolExecutor(2, 2, 1, TimeUnit.MINUTES, new ArrayBlockingQueue<>(16), r -> {
-      Thread t = new Thread(r, "packyard-aggregate-index");
-      t.setDaemon(true);
-      return t;
-    });
+    ExecutorService ingest = new ThreadPoolExecutor(2, 2, 1, TimeUnit.MINUTES, new ArrayBlockingQueue<>(16),
+        r -> BulkPriority.background(r, "packyard-aggregate-index"));
     this.engine = new Engine(blobs, snapshots, catalog, gate, onPublish, clock, ingest,
         vertx.createSharedWorkerExecutor("packyard-aggregate", 1, 10, TimeUnit.MINUTES));
     for (RepositoryConfig r : config.repositories()) {

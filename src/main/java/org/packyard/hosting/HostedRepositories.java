@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
+import org.packyard.server.BulkPriority;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -51,7 +52,7 @@ public final class HostedRepositories implements AutoCloseable {
       Clock clock, ExecutorService ingest, WorkerExecutor worker, Vertx vertx) {
     <T> Future<T> blocking(Callable<T> c) {
       try {
-        return worker.executeBlocking(c, false);
+        return worker.executeBlocking(BulkPriority.inBackground(c), false);
       } catch (RejectedExecutionException e) {
         return Future.failedFuture(HttpError.unavailable("shutting down"));
       }
@@ -83,11 +84,8 @@ public final class HostedRepositories implements AutoCloseable {
       SyncGate gate, Consumer<Published> onPublish, Clock clock, AccessStore audit, ChangeFeed feed) {
     this.log = new ChangeLog(audit, feed);
     this.audit = audit;
-    ExecutorService ingest = new ThreadPoolExecutor(2, 2, 1, TimeUnit.MINUTES, new ArrayBlockingQueue<>(16), r -> {
-      Thread t = new Thread(r, "packyard-hosting-index");
-      t.setDaemon(true);
-      return t;
-    });
+    ExecutorService ingest = new ThreadPoolExecutor(2, 2, 1, TimeUnit.MINUTES, new ArrayBlockingQueue<>(16),
+        r -> BulkPriority.background(r, "packyard-hosting-index"));
     this.engine = new Engine(blobs, snapshots, catalog, gate, onPublish, clock, ingest,
         vertx.createSharedWorkerExecutor("packyard-hosting", 2, 10, TimeUnit.MINUTES), vertx);
     for (RepositoryConfig r : config.repositories()) {

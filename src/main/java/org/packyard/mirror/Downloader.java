@@ -453,7 +453,7 @@ public final class Downloader implements AutoCloseable {
 
   private <T> Future<T> blocking(Callable<T> c) {
     try {
-      return worker.executeBlocking(c, false);
+      return worker.executeBlocking(org.packyard.server.BulkPriority.inBackground(c), false);
     } catch (java.util.concurrent.RejectedExecutionException e) {
       return Future.failedFuture(new UpstreamException("shutting down"));
     }

@@ -120,9 +120,9 @@ public final class Syncer implements AutoCloseable {
     this.meters = new SyncMeters(downloader.telemetry().registry(), clock);
     this.worker = vertx.createSharedWorkerExecutor("packyard-sync", 2, 6, TimeUnit.HOURS);
     AtomicInteger n = new AtomicInteger();
-    this.ingest = ingestPool(r -> BulkPriority.daemon(r, "packyard-ingest-" + n.incrementAndGet()));
+    this.ingest = ingestPool(r -> BulkPriority.background(r, "packyard-ingest-" + n.incrementAndGet()));
     // filelists and other: off an index build's critical path, so a step below it
-    this.ingestBackground = ingestPool(r -> BulkPriority.background(r, "packyard-ingest-bg-" + n.incrementAndGet()));
+    this.ingestBackground = ingestPool(r -> BulkPriority.idle(r, "packyard-ingest-bg-" + n.incrementAndGet()));
   }
 
   /** Two threads and a bounded queue: index builds beyond it are refused, not queued without end. */
@@ -565,7 +565,7 @@ public final class Syncer implements AutoCloseable {
   private <T> Future<T> blocking(Callable<T> c) {
     try {
       // The step runs in the trace it was started in: its log lines carry the sync's ids.
-      return worker.executeBlocking(io.opentelemetry.context.Context.current().wrap(c), false);
+      return worker.executeBlocking(io.opentelemetry.context.Context.current().wrap(BulkPriority.inBackground(c)), false);
     } catch (java.util.concurrent.RejectedExecutionException e) {
       return Future.failedFuture(new UpstreamException("shutting down"));
     }

@@ -310,11 +310,8 @@ public final class RepoWriter {
     // Bounded: every writer waits for its oldest chunk once it has IN_FLIGHT queued; when several
     // writers fill the queue anyway, the writer compresses the chunk itself.
     return new java.util.concurrent.ThreadPoolExecutor(PARALLELISM, PARALLELISM, 30, java.util.concurrent.TimeUnit.SECONDS,
-        new java.util.concurrent.ArrayBlockingQueue<>(64), r -> {
-          Thread t = new Thread(r, "packyard-compress-" + n.incrementAndGet());
-          t.setDaemon(true);
-          return t;
-        }, new java.util.concurrent.ThreadPoolExecutor.CallerRunsPolicy()) {
+        new java.util.concurrent.ArrayBlockingQueue<>(64),
+        r -> org.packyard.server.BulkPriority.background(r, "packyard-compress-" + n.incrementAndGet()), new java.util.concurrent.ThreadPoolExecutor.CallerRunsPolicy()) {
       {
         allowCoreThreadTimeOut(true);
       }

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.lang.reflect.Array;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.Callable;
 
 /**
  * Everything below the probe thread: once {@link #enable} ran, every thread of the JVM but the
@@ -137,6 +138,34 @@ public final class BulkPriority {
       int base = target != Integer.MIN_VALUE ? target : niceOfCurrentThread();
       setNiceOfCurrentThread(Math.min(19, base + BACKGROUND));
     }, r, name);
+  }
+
+  /**
+   * A daemon thread for work that may wait for every other: once {@link #enable} ran it runs at
+   * the lowest priority (nice 19); before, as a {@link #background} thread. A sync parses
+   * filelists and other on such threads, beside primary on {@link #background} ones.
+   */
+  public static Thread idle(Runnable r, String name) {
+    return daemon(() -> {
+      if (!available()) return;
+      int t = target;
+      setNiceOfCurrentThread(t != Integer.MIN_VALUE ? 19 : Math.min(19, niceOfCurrentThread() + BACKGROUND));
+    }, r, name);
+  }
+
+  /**
+   * {@code c} as a task of a worker executor whose threads only publish or sync: the thread that
+   * runs it first takes the {@link #background} threads' nice value, once {@link #enable} ran
+   * (before, it runs as it is). A publish or a sync then takes a CPU the serving threads leave
+   * (and a share of a busy one), instead of half the machine: an upload's publish every 10 s under
+   * the soak's load made the requests of that second wait up to a tenth of a second.
+   */
+  public static <T> Callable<T> inBackground(Callable<T> c) {
+    return () -> {
+      int t = target;
+      if (t != Integer.MIN_VALUE && available()) setNiceOfCurrentThread(Math.min(19, t + BACKGROUND));
+      return c.call();
+    };
   }
 
   /** A daemon thread that runs {@code lower} (its own priority) and then {@code r}. */

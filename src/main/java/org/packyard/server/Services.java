@@ -141,7 +141,7 @@ public final class Services implements AutoCloseable {
 
   /** Runs one blob collection on its own worker thread; the result is logged (one line) and in the metrics. */
   public io.vertx.core.Future<BlobCollector.Result> collectBlobs() {
-    return blobGcWorker.executeBlocking(blobGc::collect, false).onFailure(e -> LOG.warning("blob gc failed: " + e.getMessage()));
+    return blobGcWorker.executeBlocking(BulkPriority.inBackground(blobGc::collect), false).onFailure(e -> LOG.warning("blob gc failed: " + e.getMessage()));
   }
 
   private static String replicaId() {

@@ -99,6 +99,29 @@ class BulkPriorityTest {
   }
 
   @Test
+  void inBackground_runsBelowTheBulkThreads_andIdleAtTheLowest() throws Exception {
+    assumeTrue(BulkPriority.available(), "thread priorities are only lowered on Linux with JDK 22 or later");
+    int mine = nice();
+    AtomicInteger task = new AtomicInteger(Integer.MIN_VALUE), idle = new AtomicInteger(Integer.MIN_VALUE);
+    Thread t = new Thread(() -> {
+      try {
+        task.set(BulkPriority.inBackground(BulkPriorityTest::nice).call());
+      } catch (Exception e) {
+        throw new AssertionError(e);
+      }
+    });
+    t.start();
+    t.join();
+    Thread i = BulkPriority.idle(() -> idle.set(nice()), "idle-test");
+    i.start();
+    i.join();
+    int bulk = BulkPriority.bulkNice();
+    // before a server in this JVM enabled priorities, a task runs as it is and an idle thread as a background one
+    assertThat(task.get()).isEqualTo(bulk != Integer.MIN_VALUE ? Math.min(19, bulk + BulkPriority.BACKGROUND) : mine);
+    assertThat(idle.get()).isEqualTo(bulk != Integer.MIN_VALUE ? 19 : Math.min(19, mine + BulkPriority.BACKGROUND));
+  }
+
+  @Test
   void stays_namesTheCollectorsAndTheVmThreadOnly() {
     assertThat(List.of("GC Thread#0", "G1 Main Marker", "G1 Conc#0", "G1 Refine#0", "G1 Service", "VM Thread", "ZWorker#0"))
         .allMatch(BulkPriority::stays);
