@@ -109,7 +109,7 @@ sample_loop() {
     while read -r k v _; do
       case "$k" in VmRSS:) rss=$(( v / 1024 )) ;; Threads:) threads=$v ;; RssAnon:) anon=$(( v / 1024 )) ;; esac
     done < "/proc/$pid/status"
-    fds=(/proc/"$pid"/fd/*); sockets=$(find "/proc/$pid/fd" -lname 'socket:*' -printf . 2>/dev/null)
+    fds=(/proc/"$pid"/fd/*); sockets=$(find "/proc/$pid/fd" -lname 'socket:*' -printf . 2>/dev/null || true) # an fd closed mid-walk fails find
     printf -v now '%(%s)T' -1
     printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(( now - t0 ))" "$rss" "$threads" "${#fds[@]}" "$anon" "${#sockets}" >> "$work/samples.tsv"
     sleep 10

@@ -2,9 +2,9 @@ package org.packyard.server;
 
 import java.io.IOException;
 import java.lang.invoke.MethodHandle;
+import java.lang.reflect.Array;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.lang.reflect.Array;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -15,12 +15,14 @@ import java.util.concurrent.Callable;
  * sync, publish and answer uploads, the JIT compilers) runs {@value #NICE} nice steps below the
  * probe listener's thread (a scheduling weight of 110 against 1,024), so that when every CPU is
  * busy the kernel runs the probe thread first and a probe is answered at once instead of waiting
- * its turn behind the bulk work; and no bulk work runs ahead of the serving threads.
+ * its turn behind the bulk work; and no bulk work runs ahead of the serving threads. Publishes
+ * and syncs run {@value #BACKGROUND} steps lower still ({@link #background}, {@link #inBackground}).
  * {@code PackyardServer} enables it when {@code probes_listen} is configured.
  *
- * <p>What it costs: the probe thread sleeps nearly always, so among Packyard's own threads nothing
- * changes; but the serving threads also give way to every other process at the normal priority in
- * the same container (or login session), such as a load generator on the same machine. Measured
+ * <p>What it costs: the probe thread sleeps nearly always, so among Packyard's own threads only
+ * publishes and syncs lose (they wait for serving when both want a CPU); but the serving threads
+ * also give way to every other process at the normal priority in the same container (or login
+ * session), such as a load generator on the same machine. Measured
  * by hand on 2 cores, in alternating windows beside 200 connections on the Perl route: the probe's
  * p99 was 6.8-11.8 ms with the serving threads 10 steps down, 15.1-21.6 ms at 4 and 15.6-33.6 ms
  * at 0; {@code /pkg} beside wrk lost 3-9 % (BENCHMARKS.md has the benchmark's figures).
@@ -54,12 +56,12 @@ public final class BulkPriority {
    * changes nothing) where {@link #available} is false.
    *
    * <p>Every thread, not only the event loops: a thread that was not lowered runs ahead of the
-   * serving threads whenever both want a CPU. Before this, an upload's publish on a Vert.x worker
-   * thread (started by the main thread at its priority) or the JIT compiling a sync's code for the
-   * first time took a CPU from the event loops for a tenth to a third of a second, and on 2 cores
-   * requests waited for it (BENCHMARKS.md, the soak). The collector's threads keep their level:
-   * while they work every Java thread is stopped, so they only compete with other processes, and
-   * a pause is shorter for it.
+   * serving threads whenever both want a CPU. The JIT compiler threads were such threads: sampled
+   * while the soak's first indexing sync shed requests, C2 had 27 % of the server's CPU samples
+   * (0.3 % just before), compiling the sync's code for the first time, at the JVM's priority. So
+   * were the Vert.x worker threads the main thread started. The collector's threads keep their
+   * level: while they work every Java thread is stopped, so they only compete with other
+   * processes, and a pause is shorter for it.
    */
   public static boolean enable(Set<Integer> keep) {
     if (!available()) return false;
@@ -156,9 +158,8 @@ public final class BulkPriority {
   /**
    * {@code c} as a task of a worker executor whose threads only publish or sync: the thread that
    * runs it first takes the {@link #background} threads' nice value, once {@link #enable} ran
-   * (before, it runs as it is). A publish or a sync then takes a CPU the serving threads leave
-   * (and a share of a busy one), instead of half the machine: an upload's publish every 10 s under
-   * the soak's load made the requests of that second wait up to a tenth of a second.
+   * (before, it runs as it is). A publish or a sync then takes the CPU the serving threads leave,
+   * and a smaller share of a busy one than a serving thread: the serving threads go first.
    */
   public static <T> Callable<T> inBackground(Callable<T> c) {
     return () -> {
