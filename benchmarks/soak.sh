@@ -204,7 +204,7 @@ bench "${mix[@]}" -c 256 --rate "$rate/s" --dnf-share "$dnf_share" -d "${minutes
   --timeout 30s --server-pid "$pid" --json "$out/soak.json" --html "$out/soak.html" > "$work/soak.txt" || true
 touch "$work/soak.done"; wait "$p4" || true # the upload in flight finishes
 kill "$p1" "$p2" "$p3" 2>/dev/null || true
-published=$(grep -c 'churn: published' "$work/serve.log" || true)
+published=$(grep -c 'sync churn: published' "$work/serve.log" || true) # one line a sync ("churn: published" alone matches two)
 failed=$(grep -c -E 'sync failed: churn|churn.*fail' "$work/serve.log" || true) # "WARNING sync failed: churn: ..."
 cp "$work/samples.tsv" "$out/samples.tsv"
 tail -n +"$gc_start" "$work/gc.log" > "$work/gc-soak.log"
