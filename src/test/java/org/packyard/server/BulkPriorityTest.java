@@ -172,6 +172,11 @@ class BulkPriorityTest {
     return Integer.parseInt(f[16]); // field 3 is f[0]; field 19 is f[16]
   }
 
+  /** The nice value of this JVM's thread {@code tid}, as /proc/self/task/{tid}/stat reports it. */
+  static int niceOf(int tid) throws java.io.IOException {
+    return niceIn(Files.readString(Path.of("/proc/self/task/" + tid + "/stat")));
+  }
+
   /** The calling thread's nice value: field 19 of /proc/thread-self/stat (after the name's closing parenthesis). */
   static int nice() {
     try {
