@@ -8,22 +8,21 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
-import org.packyard.server.BulkPriority;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.packyard.catalog.Catalog;
 import org.packyard.config.PackyardConfig;
 import org.packyard.config.RepositoryConfig;
+import org.packyard.index.IndexBuilder;
 import org.packyard.mirror.SyncGate;
 import org.packyard.publish.RepomdSigner;
+import org.packyard.server.BulkPriority;
 import org.packyard.store.BlobStore;
-import org.packyard.store.SnapshotStore;
 import org.packyard.store.SnapshotStore.Published;
+import org.packyard.store.SnapshotStore;
 
 /**
  * The aggregates of one process ({@code aggregate: [member, ...]}): each serves one rpm-md tree
@@ -56,8 +55,7 @@ public final class Aggregates implements AutoCloseable {
   /** {@code gate} decides which process publishes an aggregate; {@code onPublish} serves each new snapshot. */
   public Aggregates(Vertx vertx, PackyardConfig config, BlobStore blobs, SnapshotStore snapshots, Catalog catalog,
       SyncGate gate, Consumer<Published> onPublish, Clock clock) {
-    ExecutorService ingest = new ThreadPoolExecutor(2, 2, 1, TimeUnit.MINUTES, new ArrayBlockingQueue<>(16),
-        r -> BulkPriority.background(r, "packyard-aggregate-index"));
+    ExecutorService ingest = IndexBuilder.pool(r -> BulkPriority.background(r, "packyard-aggregate-index"));
     this.engine = new Engine(blobs, snapshots, catalog, gate, onPublish, clock, ingest,
         vertx.createSharedWorkerExecutor("packyard-aggregate", 1, 10, TimeUnit.MINUTES));
     for (RepositoryConfig r : config.repositories()) {

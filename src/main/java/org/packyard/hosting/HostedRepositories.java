@@ -10,12 +10,9 @@ import java.time.Clock;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
-import org.packyard.server.BulkPriority;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -24,6 +21,7 @@ import org.packyard.catalog.Catalog;
 import org.packyard.config.PackyardConfig;
 import org.packyard.config.RepositoryConfig;
 import org.packyard.feed.ChangeFeed;
+import org.packyard.index.IndexBuilder;
 import org.packyard.mirror.SyncGate;
 import org.packyard.publish.KeyException;
 import org.packyard.publish.PackageSignatures;
@@ -32,10 +30,11 @@ import org.packyard.publish.PackageXmlWriter;
 import org.packyard.publish.RepomdSigner;
 import org.packyard.rpm.RpmFile;
 import org.packyard.rpm.RpmFileException;
+import org.packyard.server.BulkPriority;
 import org.packyard.server.HttpError;
 import org.packyard.store.BlobStore;
-import org.packyard.store.SnapshotStore;
 import org.packyard.store.SnapshotStore.Published;
+import org.packyard.store.SnapshotStore;
 
 /**
  * The hosted repositories of one process: checks an uploaded file (a whole, valid RPM; signed by
@@ -84,8 +83,7 @@ public final class HostedRepositories implements AutoCloseable {
       SyncGate gate, Consumer<Published> onPublish, Clock clock, AccessStore audit, ChangeFeed feed) {
     this.log = new ChangeLog(audit, feed);
     this.audit = audit;
-    ExecutorService ingest = new ThreadPoolExecutor(2, 2, 1, TimeUnit.MINUTES, new ArrayBlockingQueue<>(16),
-        r -> BulkPriority.background(r, "packyard-hosting-index"));
+    ExecutorService ingest = IndexBuilder.pool(r -> BulkPriority.background(r, "packyard-hosting-index"));
     this.engine = new Engine(blobs, snapshots, catalog, gate, onPublish, clock, ingest,
         vertx.createSharedWorkerExecutor("packyard-hosting", 2, 10, TimeUnit.MINUTES), vertx);
     for (RepositoryConfig r : config.repositories()) {

@@ -57,6 +57,16 @@ public final class IndexBuilder {
   static final String INSERT_PACKAGE = "INSERT INTO packages VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
   private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
+  /**
+   * Threads for {@link #build}'s parses and the index work around it: two, and a bounded queue,
+   * so that index builds beyond it are refused, not queued without end. {@code threads} names
+   * them and sets their priority.
+   */
+  public static java.util.concurrent.ExecutorService pool(java.util.concurrent.ThreadFactory threads) {
+    return new java.util.concurrent.ThreadPoolExecutor(2, 2, 1, java.util.concurrent.TimeUnit.MINUTES,
+        new java.util.concurrent.ArrayBlockingQueue<>(16), threads);
+  }
+
   /** What an index build saw. */
   public record Stats(int packages, long dependencies, long fileLists, long changelogs, Map<String, Long> millis) {}
 

@@ -13,10 +13,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -120,14 +118,9 @@ public final class Syncer implements AutoCloseable {
     this.meters = new SyncMeters(downloader.telemetry().registry(), clock);
     this.worker = vertx.createSharedWorkerExecutor("packyard-sync", 2, 6, TimeUnit.HOURS);
     AtomicInteger n = new AtomicInteger();
-    this.ingest = ingestPool(r -> BulkPriority.background(r, "packyard-ingest-" + n.incrementAndGet()));
+    this.ingest = IndexBuilder.pool(r -> BulkPriority.background(r, "packyard-ingest-" + n.incrementAndGet()));
     // filelists and other: off an index build's critical path, so a step below it
-    this.ingestBackground = ingestPool(r -> BulkPriority.idle(r, "packyard-ingest-bg-" + n.incrementAndGet()));
-  }
-
-  /** Two threads and a bounded queue: index builds beyond it are refused, not queued without end. */
-  private static ExecutorService ingestPool(java.util.concurrent.ThreadFactory threads) {
-    return new ThreadPoolExecutor(2, 2, 1, TimeUnit.MINUTES, new ArrayBlockingQueue<>(16), threads);
+    this.ingestBackground = IndexBuilder.pool(r -> BulkPriority.idle(r, "packyard-ingest-bg-" + n.incrementAndGet()));
   }
 
   /** Tells {@code listener} of every failed sync: the repository and the message (the change feed's sync.failed). */
