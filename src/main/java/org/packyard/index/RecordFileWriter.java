@@ -238,13 +238,20 @@ final class RecordFileWriter implements AutoCloseable {
 
   /**
    * Appends {@code length} bytes of {@code from} at {@code start}, with {@code patches} (offset in
-   * the region -> at most 8 bytes to put there) written over them: in 1 MiB blocks, each one that
-   * no patch touches moved from file to file by the kernel ({@link FileChannel#transferTo}).
+   * the region -> at most 8 bytes to put there) written over them: in {@link #BLOCK} blocks, each
+   * one that no patch touches moved from file to file by the kernel ({@link FileChannel#transferTo}).
    */
+  /**
+   * 256 KiB: under half of the smallest G1 region, so the patch buffer is an ordinary allocation.
+   * At 1 MiB each publish that patched a map allocated "humongous" arrays, which start concurrent
+   * marking cycles (and their remark pauses) in a server that is serving meanwhile.
+   */
+  static final int BLOCK = 1 << 18;
+
   private void copy(FileChannel from, long start, long length, java.util.TreeMap<Long, byte[]> patches) throws IOException {
     ByteBuffer b = null;
     for (long at = 0; at < length; ) {
-      int n = (int) Math.min(1 << 20, length - at);
+      int n = (int) Math.min(BLOCK, length - at);
       var touching = patches.subMap(at - 7, at + n);
       if (touching.isEmpty()) {
         out.flush();
@@ -254,7 +261,7 @@ final class RecordFileWriter implements AutoCloseable {
           done += t;
         }
       } else {
-        if (b == null) b = ByteBuffer.allocate(1 << 20);
+        if (b == null) b = ByteBuffer.allocate(BLOCK);
         b.clear().limit(n);
         while (b.hasRemaining()) if (from.read(b, start + at + b.position()) < 0) throw new IOException("a record file ends inside its map");
         for (Map.Entry<Long, byte[]> e : touching.entrySet()) {

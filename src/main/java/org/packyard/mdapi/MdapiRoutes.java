@@ -151,13 +151,25 @@ public final class MdapiRoutes {
   }
 
   /**
+   * Records at least this long are answered from the mapped file, not from a heap copy. An array
+   * of half a G1 region or more (512 KiB at the shipped heap sizes) is "humongous": each one takes
+   * whole regions and, a few of them between two young collections, starts a concurrent marking
+   * cycle whose remark pauses the server (the soak's GC log, BENCHMARKS.md). A big files list
+   * (a kernel's) made one per request.
+   */
+  static final int MAPPED_FROM = 1 << 17;
+
+  /**
    * The record and its suffix copied into one heap array: the HTTP encoder copies a small body
    * into the head's buffer anyway, and from one array that is a single bulk copy. Handed a
    * composite over the mapped record and the suffix, it first merged the components into a fresh
    * heap buffer, then copied that (a fifth of the CPU of a /pkg hit in the profile, BENCHMARKS.md).
+   * A long record ({@link #MAPPED_FROM}) goes out as that composite, which the transport copies
+   * into pooled direct memory, outside the heap.
    */
   private static Buffer join(ByteBuffer rec, byte[] suffix) {
     int n = rec.remaining();
+    if (n >= MAPPED_FROM) return Bytes.wrap(rec, suffix);
     byte[] b = new byte[n + suffix.length];
     rec.get(rec.position(), b, 0, n);
     System.arraycopy(suffix, 0, b, n, suffix.length);

@@ -3,6 +3,7 @@ package org.packyard.index;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -32,12 +33,24 @@ class PatchedMapTest {
 
   @Test
   void aScannedMap_copiedWithNewNamesAndNewKeys_walksAsAFreshBuild() throws Exception {
-    Map<String, Integer> names = names(3000, 0);
-    RecordFile prev = write("prev", RecordFileWriter.Names.of(names), 10_000);
+    copiedWithNewNamesAndNewKeys(3000);
+  }
+
+  @Test
+  void aScannedMap_longerThanTheCopyBlocks_copiesPatchesInEachBlock() throws Exception {
+    copiedWithNewNamesAndNewKeys(40_000);
+    assertThat(Files.size(tmp.resolve("prev"))).as("a map over several copy blocks").isGreaterThan(3L * RecordFileWriter.BLOCK);
+  }
+
+  /** A map of {@code n} names, copied with 200 names added and 100 given new keys. */
+  private void copiedWithNewNamesAndNewKeys(int n) throws Exception {
+    Map<String, Integer> names = names(n, 0);
+    int keyCount = n + 10_000;
+    RecordFile prev = write("prev", RecordFileWriter.Names.of(names), keyCount);
     Map<String, Integer> next = new LinkedHashMap<>(names);
     List<byte[]> added = new ArrayList<>(), changed = new ArrayList<>();
     List<Integer> keys = new ArrayList<>(), changedKeys = new ArrayList<>();
-    for (Map.Entry<String, Integer> e : names(200, 5000).entrySet()) {
+    for (Map.Entry<String, Integer> e : names(200, n + 2000).entrySet()) {
       added.add(bytes(e.getKey()));
       keys.add(e.getValue());
       next.put(e.getKey(), e.getValue());
@@ -45,17 +58,17 @@ class PatchedMapTest {
     List<String> old = new ArrayList<>(names.keySet());
     Map<String, Long> offsets = new LinkedHashMap<>();
     for (int i = 0; i < 100; i++) {
-      String n = old.get(rnd.nextInt(old.size()));
-      if (offsets.containsKey(n)) continue;
-      offsets.put(n, prev.entryOffset(0, bytes(n)));
-      changed.add(bytes(n));
-      changedKeys.add(9000 + i);
-      next.put(n, 9000 + i);
+      String name = old.get(rnd.nextInt(old.size()));
+      if (offsets.containsKey(name)) continue;
+      offsets.put(name, prev.entryOffset(0, bytes(name)));
+      changed.add(bytes(name));
+      changedKeys.add(n + 6000 + i);
+      next.put(name, n + 6000 + i);
     }
     var patched = new RecordFileWriter.PatchedMap(prev, 0, added, ints(keys), changed, ints(changedKeys), r -> false, true);
-    assertThat(patched.copyable()).as("the same number of slots as a fresh build of 3,200 names").isTrue();
-    RecordFile inc = write("inc", patched, 10_000);
-    RecordFile fresh = write("fresh", RecordFileWriter.Names.of(next), 10_000);
+    assertThat(patched.copyable()).as("the same number of slots as a fresh build of n + 200 names").isTrue();
+    RecordFile inc = write("inc", patched, keyCount);
+    RecordFile fresh = write("fresh", RecordFileWriter.Names.of(next), keyCount);
 
     assertThat(walk(inc)).as("names in slot order").isEqualTo(walk(fresh)).hasSize(next.size());
     for (Map.Entry<String, Integer> e : next.entrySet()) assertThat(inc.lookup(0, bytes(e.getKey()))).as(e.getKey()).isEqualTo(e.getValue());

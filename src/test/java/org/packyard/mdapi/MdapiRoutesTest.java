@@ -37,12 +37,22 @@ class MdapiRoutesTest {
         Pkg.of("foo-devel", "1.10-9").withSource("foo-1.10-9.src.rpm"),
         Pkg.of("foo-2fa", "3.0-1"),
         Pkg.of("needs", "1-1").withFormat("<rpm:requires><rpm:entry name=\"foo\" flags=\"GE\" epoch=\"0\" ver=\"1.0\"/></rpm:requires>"),
-        Pkg.of("srcless", "1-1").withSource(null))).write(release);
+        Pkg.of("srcless", "1-1").withSource(null),
+        Pkg.of("big", "1-1").withFormat(bigProvides()))).write(release);
     new RepoWriter().packages(RepoWriter.pkgs(Pkg.of("bar", "1:0.2-1"))).write(updates);
     server = TestServer.start(tmp.resolve("data"), List.of(
         new RepositoryConfig("f/release", release.toUri(), Policy.METADATA_ONLY, "f41", Channel.RELEASE, null, Access.PUBLIC),
         new RepositoryConfig("f/updates", updates.toUri(), Policy.METADATA_ONLY, "f41", Channel.UPDATES, null, Access.PUBLIC)));
     server.syncAll();
+  }
+
+  static final int BIG_PROVIDES = 4000;
+
+  /** Enough provides that the package's record is longer than {@link MdapiRoutes#MAPPED_FROM}. */
+  static String bigProvides() {
+    StringBuilder x = new StringBuilder("<rpm:provides>");
+    for (int i = 0; i < BIG_PROVIDES; i++) x.append("<rpm:entry name=\"big-capability(").append(i).append(")\" flags=\"EQ\" epoch=\"0\" ver=\"1\" rel=\"1\"/>");
+    return x.append("</rpm:provides>").toString();
   }
 
   @AfterAll
@@ -75,6 +85,17 @@ class MdapiRoutesTest {
     assertThat(bar.get("epoch").asText()).isEqualTo("1");
     assertThat(bar.get("release").asText()).isEqualTo("1");
     assertThat(bar.get("version").asText()).isEqualTo("0.2");
+  }
+
+  @Test
+  void pkg_aLongRecordIsAnsweredWhole() throws Exception {
+    HttpResponse<String> r = server.get("/f41/pkg/big");
+    assertThat(r.body().length()).as("the record is long enough to be sent from the mapped file").isGreaterThan(MdapiRoutes.MAPPED_FROM);
+    JsonNode big = json("/f41/pkg/big");
+    assertThat(big.get("provides")).hasSize(BIG_PROVIDES);
+    assertThat(big.get("provides").get(BIG_PROVIDES - 1).get("name").asText()).isEqualTo("big-capability(" + (BIG_PROVIDES - 1) + ")");
+    assertThat(big.get("repo").asText()).as("the suffix after the record").isEqualTo("release");
+    assertThat(r.headers().firstValueAsLong("content-length")).hasValue(r.body().getBytes(java.nio.charset.StandardCharsets.UTF_8).length);
   }
 
   @Test
