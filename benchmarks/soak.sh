@@ -11,7 +11,7 @@
 # uploaded RPM every 10 s (PUT with a bearer token, answered once published). First the capacity is measured: `packyard bench`'s
 # mix scenario (dnf sessions with checksums verified on the real packages, mdapi and search
 # clients on the branch) in the closed model for 60 s, then checked in the open model (steps of
-# 60 s at 100 %, 90 %, ... of it; the highest one it keeps up with), with the churn publishes and
+# 60 s at 100 %, 90 %, ... of it; the highest at which it meets p99 <= 10 ms), with the churn publishes and
 # the uploads already running. Then the soak runs the same mix in the open
 # model at --load times that capacity for --minutes, with a /readyz probe every second on
 # probes_listen, and samples the server every 10 s: RSS (and its anonymous part), threads, open
@@ -170,28 +170,34 @@ PY
 )
 # The closed model overstates what the open model sustains here: the generator shares the two
 # cores and costs more per request when it keeps 256 connections on a schedule. So the capacity
-# is the highest of 100 %, 90 %, ... 50 % of that figure that the open model kept up with for 60 s
-# (sent what was due, p99 from the intended send under 100 ms, no error), beside the churn
-# repository's publishes and the uploads.
-closed_rps=$cap_rps open_cap=""
-for f in 1.0 0.9 0.8 0.7 0.6 0.5; do
+# is the highest of 100 %, 90 %, ... 30 % of that figure at which the open model met the soak's
+# own latency goal for 60 s (sent what was due, p99 from the intended send <= 10 ms, no error),
+# beside the churn repository's publishes and the uploads: the rate the server serves as the
+# goals ask, which is how capacity is stated against a latency objective. (Until 2026-12-06 a
+# step passed with p99 under 100 ms: the rate the server merely keeps up with, at which its p99
+# was already 20 ms, so 80 % of it left no headroom on two cores shared with the generator.)
+closed_rps=$cap_rps open_cap="" steps=""
+for f in 1.0 0.9 0.8 0.7 0.6 0.5 0.4 0.3; do
   try=$(awk -v c="$closed_rps" -v f="$f" 'BEGIN{printf "%d", c*f}')
   bench "${mix[@]}" -c 256 --rate "$try/s" --dnf-share "$dnf_share" -d 60s --warmup 5s \
     --timeout 30s --json "$work/step.json" > /dev/null 2>&1 || true
-  if python3 - "$work/step.json" "$try" <<'PY'
+  if python3 - "$work/step.json" "$try" > "$work/step.txt" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1])); el = r["elapsed_s"]; want = float(sys.argv[2])
 starts = r["phases"]["repomd"]["requests"] / el + sum(r["phases"][k]["requests"] for k in ("pkg", "files", "changelog", "requires", "provides", "search")) / el
 p99 = (r["latency_ms"]["corrected_body"] or r["latency_ms"]["body"])["p99"]
-print(f"  open model at {want:.0f}/s: sent {starts:.0f}/s, p99 {p99:.1f} ms", file=sys.stderr)
-sys.exit(0 if starts >= 0.97 * want and p99 < 100 and r["errors"] == 0 else 1)
+print(f"{want:.0f}/s: sent {starts:.0f}/s, p99 {p99:.1f} ms, {r['errors']} errors")
+sys.exit(0 if starts >= 0.97 * want and p99 <= 10 and r["errors"] == 0 else 1)
 PY
-  then open_cap=$try; break; fi
+  then open_cap=$try; fi
+  steps="$steps$(tail -n 1 "$work/step.txt"); "
+  log "  open model at $(tail -n 1 "$work/step.txt")"
+  [ -z "$open_cap" ] || break
 done
-[ -n "$open_cap" ] || { echo "the open model kept up with none of the steps" >&2; exit 1; }
+[ -n "$open_cap" ] || { echo "the open model met p99 <= 10 ms at none of the steps: $steps" >&2; exit 1; }
 cap_rps=$open_cap
 rate=$(awk -v c="$cap_rps" -v l="$load" 'BEGIN{printf "%d", c*l}')
-rate_why="= $load x the capacity measured just before ($cap_rps/s: the highest step of the closed model's $closed_rps/s the open model sustained for 60 s, beside the churn publishes and the uploads)"
+rate_why="= $load x the capacity measured just before ($cap_rps/s: the highest step of the closed model's $closed_rps/s at which the open model met p99 <= 10 ms with no error for 60 s, beside the churn publishes and the uploads; steps: ${steps% })"
 log "capacity: closed model $closed_rps starts/s, open model sustained $cap_rps/s (dnf share $dnf_share); soak at $rate/s for $minutes min"
 fi
 
