@@ -235,13 +235,15 @@ def drift(col):
     if not v: return "n/a"
     m = medians([(s[0], s[col]) for s in half], (minutes * 60) / 2)
     return f"5-min medians {min(m)}-{max(m)} ({spread(m):.1f} %); raw {min(v)}-{max(v)}"
-heap, pauses = [], []
+heap, pauses, gc_pauses = [], [], []
 for l in open(sys.argv[4]):
     m = re.search(r"\[(\d+\.\d+)s\].*?(\d+)M\(\d+%\)->(\d+)M|\[(\d+\.\d+)s\].*?Pause.*?(\d+)M->(\d+)M", l)
     if m:
         t = float(m.group(1) or m.group(4)); after = int(m.group(3) or m.group(6)); heap.append((t, after))
     m = re.search(r"Safepoint \"([^\"]+)\".*Total: (\d+) ns", l)
     if m: pauses.append((int(m.group(2)) / 1e6, m.group(1)))
+    m = re.search(r"\[gc\s*\] GC\(\d+\) Pause (\w+).* ([\d.]+)ms$", l)
+    if m: gc_pauses.append((float(m.group(2)), m.group(1)))
 if heap:
     t_end = heap[-1][0]; late = [(t, a) for t, a in heap if t >= t_end - minutes * 30]
     m = medians(late, t_end - minutes * 30)
@@ -250,7 +252,7 @@ if heap:
 else: heap_s = "n/a"
 ups = [l.split() for l in open(sys.argv[6]) if l.strip()]
 ul = sorted(float(t) * 1000 for c, t in ups); ubad = [c for c, t in ups if c not in ("201", "200")]
-pauses.sort(reverse=True)
+pauses.sort(reverse=True); gc_pauses.sort(reverse=True)
 lat = r["latency_ms"]["corrected_body"] or r["latency_ms"]["body"]
 print(f"#### Soak, {minutes:.0f} minutes ({r['started_at']})")
 print()
@@ -275,7 +277,8 @@ if half and len(half[0]) > 5:
     print(f"| of them, not sockets (files, pipes, event fds) | 5-min medians {min(m)}-{max(m)} ({spread(m):.1f} %); raw {min(v for t, v in files)}-{max(v for t, v in files)} | |")
 if half and len(half[0]) > 4: print(f"| of the RSS, anonymous memory (the rest: mapped index files) over the second half, MB | {drift(4)} | |")
 print(f"| heap after GC over the second half | {heap_s} | within 5 % |")
-print(f"| longest pauses (safepoints), ms | {', '.join(f'{p:.2f} ({n})' for p, n in pauses[:3]) or 'n/a'} | none over 10 |")
+print(f"| longest pauses (safepoints, from reaching to leaving), ms; how many over 10 | {', '.join(f'{p:.2f} ({n})' for p, n in pauses[:3]) or 'n/a'}; {sum(1 for p, n in pauses if p > 10)} of {len(pauses)} | none over 10 |")
+print(f"| longest GC pauses (as G1 logs them), ms; how many over 10 | {', '.join(f'{p:.2f} ({n})' for p, n in gc_pauses[:3]) or 'n/a'}; {sum(1 for p, n in gc_pauses if p > 10)} of {len(gc_pauses)} | none over 10 |")
 print(f"| server CPU, mean / max % of one core | {r['server']['cpu_percent_avg']} / {r['server']['cpu_percent_max']} | |")
 PY
 cat "$out/soak.md"
