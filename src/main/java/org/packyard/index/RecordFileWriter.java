@@ -237,17 +237,17 @@ final class RecordFileWriter implements AutoCloseable {
   }
 
   /**
-   * Appends {@code length} bytes of {@code from} at {@code start}, with {@code patches} (offset in
-   * the region -> at most 8 bytes to put there) written over them: in {@link #BLOCK} blocks, each
-   * one that no patch touches moved from file to file by the kernel ({@link FileChannel#transferTo}).
-   */
-  /**
    * 256 KiB: under half of the smallest G1 region, so the patch buffer is an ordinary allocation.
    * At 1 MiB each publish that patched a map allocated "humongous" arrays, which start concurrent
    * marking cycles (and their remark pauses) in a server that is serving meanwhile.
    */
   static final int BLOCK = 1 << 18;
 
+  /**
+   * Appends {@code length} bytes of {@code from} at {@code start}, with {@code patches} (offset in
+   * the region -> at most 8 bytes to put there) written over them: in {@link #BLOCK} blocks, each
+   * one that no patch touches moved from file to file by the kernel ({@link FileChannel#transferTo}).
+   */
   private void copy(FileChannel from, long start, long length, java.util.TreeMap<Long, byte[]> patches) throws IOException {
     ByteBuffer b = null;
     for (long at = 0; at < length; ) {
