@@ -190,8 +190,8 @@ print(f"{want:.0f}/s: sent {starts:.0f}/s, p99 {p99:.1f} ms, {r['errors']} error
 sys.exit(0 if starts >= 0.97 * want and p99 <= 10 and r["errors"] == 0 else 1)
 PY
   then open_cap=$try; fi
-  steps="$steps$(tail -n 1 "$work/step.txt"); "
-  log "  open model at $(tail -n 1 "$work/step.txt")"
+  step=$(tail -n 1 "$work/step.txt"); steps="$steps$step; "
+  log "  open model at $step"
   [ -z "$open_cap" ] || break
 done
 [ -n "$open_cap" ] || { echo "the open model met p99 <= 10 ms at none of the steps: $steps" >&2; exit 1; }

@@ -21,8 +21,8 @@ import org.packyard.mirror.SyncGate;
 import org.packyard.publish.RepomdSigner;
 import org.packyard.server.BulkPriority;
 import org.packyard.store.BlobStore;
-import org.packyard.store.SnapshotStore.Published;
 import org.packyard.store.SnapshotStore;
+import org.packyard.store.SnapshotStore.Published;
 
 /**
  * The aggregates of one process ({@code aggregate: [member, ...]}): each serves one rpm-md tree

@@ -33,8 +33,8 @@ import org.packyard.rpm.RpmFileException;
 import org.packyard.server.BulkPriority;
 import org.packyard.server.HttpError;
 import org.packyard.store.BlobStore;
-import org.packyard.store.SnapshotStore.Published;
 import org.packyard.store.SnapshotStore;
+import org.packyard.store.SnapshotStore.Published;
 
 /**
  * The hosted repositories of one process: checks an uploaded file (a whole, valid RPM; signed by

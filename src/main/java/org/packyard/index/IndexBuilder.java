@@ -25,9 +25,14 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongConsumer;
 import org.packyard.rpm.DepKind;
 import org.packyard.rpm.Dependency;
@@ -62,9 +67,8 @@ public final class IndexBuilder {
    * so that index builds beyond it are refused, not queued without end. {@code threads} names
    * them and sets their priority.
    */
-  public static java.util.concurrent.ExecutorService pool(java.util.concurrent.ThreadFactory threads) {
-    return new java.util.concurrent.ThreadPoolExecutor(2, 2, 1, java.util.concurrent.TimeUnit.MINUTES,
-        new java.util.concurrent.ArrayBlockingQueue<>(16), threads);
+  public static ExecutorService pool(ThreadFactory threads) {
+    return new ThreadPoolExecutor(2, 2, 1, TimeUnit.MINUTES, new ArrayBlockingQueue<>(16), threads);
   }
 
   /** What an index build saw. */
