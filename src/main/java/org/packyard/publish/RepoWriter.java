@@ -27,14 +27,16 @@ import org.packyard.config.MetadataCompression;
  * a footer chunk (the closing tag). For gz a chunk is a gzip member, for zst a zstd frame, for xz a
  * block of one xz stream (dnf's libsolv reads concatenated gzip members and zstd frames, but not
  * concatenated xz streams). Packages come in {@link #ORDER} (name, then pkgId), and a chunk ends
- * after a package whose pkgId hashes to a boundary (one in {@code chunkPackages} on average; at
- * most four times that many packages a chunk), so adding or removing one package changes the one
- * or two chunks around it and no other: the rest are copied from the previous files as they are.
+ * after a package whose key ({@link Source#key}: its pkgId and location, hashed) falls on a
+ * boundary (one in {@code chunkPackages} on average; at most four times that many packages a
+ * chunk), so adding or removing one package changes the one or two chunks around it and no other:
+ * the rest are copied from the previous files as they are.
  *
- * <p>A chunk is reused when the same packages (pkgId and location, in order) made a chunk last
- * time and their XML has the same length: the writer assumes a package's XML is a function of its
- * file and location. After a change to how that XML is made, publish once with
- * {@link ChunkTable#EMPTY}.
+ * <p>A chunk is reused when the same packages (their keys, in order) made a chunk last time and
+ * their XML has the same length: the writer assumes a package's XML is a function of its file and
+ * location. After a change to how that XML is made, publish once with {@link ChunkTable#EMPTY}.
+ * (Tables written before 2026-12-07 keyed chunks by the packages' pkgIds and locations directly:
+ * none of their chunks match, so the first publish after that compresses every chunk once.)
  *
  * <p>The writer leaves its files in {@code dir} and returns their checksums; the caller commits
  * them as blobs (under {@link MetadataFile#sha256()}) and stores the returned {@link ChunkTable}
@@ -142,9 +144,56 @@ public final class RepoWriter {
 
     /** The bytes the element adds to its document: its length, plus one for the newline added when it lacks one. */
     long openLength(int type);
+
+    /**
+     * Writes the package's key, {@link #KEY_BYTES} bytes, at {@code into[at]}: {@link #packageKey}
+     * of its pkgId and location. A publish takes every package's key (chunk boundaries, chunk
+     * keys), so a form kept between publishes should work it out once and keep it.
+     */
+    default void key(byte[] into, int at) {
+      packageKey(pkgId(), locationHref(), into, at);
+    }
   }
 
-  private static final Comparator<Source> SOURCE_ORDER = Comparator.comparing(Source::name).thenComparing(Source::pkgId);
+  /** The length of a package's key. */
+  public static final int KEY_BYTES = 16;
+  private static final java.lang.invoke.VarHandle LONG_BE =
+      java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.BIG_ENDIAN);
+  private static final ThreadLocal<MessageDigest> KEY_SHA = ThreadLocal.withInitial(MetadataFile::newSha256);
+
+  /**
+   * A package's key: the first {@link #KEY_BYTES} bytes of the sha256 of its pkgId, a zero byte,
+   * its location and a newline (UTF-8), written at {@code into[at]}. A chunk's key is the sha256
+   * of its packages' keys; a chunk ends after a package whose key's first eight bytes, as an
+   * unsigned number, divide by the chunk size.
+   */
+  public static void packageKey(String pkgId, String locationHref, byte[] into, int at) {
+    MessageDigest d = KEY_SHA.get();
+    d.update(bytes(pkgId));
+    d.update((byte) 0);
+    d.update(bytes(locationHref));
+    d.update((byte) '\n');
+    System.arraycopy(d.digest(), 0, into, at, KEY_BYTES);
+  }
+
+  /** {@link #packageKey}'s first and second eight bytes, as numbers (big-endian): what a form that keeps it holds. */
+  public static long[] packageKey(String pkgId, String locationHref) {
+    byte[] k = new byte[KEY_BYTES];
+    packageKey(pkgId, locationHref, k, 0);
+    return new long[] {(long) LONG_BE.get(k, 0), (long) LONG_BE.get(k, 8)};
+  }
+
+  /** Writes a key held as two numbers ({@link #packageKey(String, String)}) back into bytes. */
+  public static void putKey(long high, long low, byte[] into, int at) {
+    LONG_BE.set(into, at, high);
+    LONG_BE.set(into, at + 8, low);
+  }
+
+  /** {@link #ORDER} for sources: name, then pkgId. */
+  private static int order(Source a, Source b) {
+    int c = a.name().compareTo(b.name());
+    return c != 0 ? c : a.pkgId().compareTo(b.pkgId());
+  }
 
   private final MetadataCompression compression;
   private final int chunkPackages;
@@ -217,21 +266,19 @@ public final class RepoWriter {
       MessageDigest key = MetadataFile.newSha256();
       int count = 0, compressed = 0, reused = 0;
       Source last = null;
-      byte[] scratch = new byte[256];
+      byte[] pk = new byte[KEY_BYTES];
       Chunker chunker = new Chunker(outs, sources, previous, previousFiles, codec);
       for (Source p : packages) {
-        if (last != null && SOURCE_ORDER.compare(last, p) >= 0) {
+        if (last != null && order(last, p) >= 0) {
           throw new IllegalArgumentException("packages must be sorted by name then pkgId without duplicates: "
               + last.name() + " " + last.pkgId() + " then " + p.name() + " " + p.pkgId());
         }
         last = p;
         count++;
         current.add(p);
-        utf8(key, p.pkgId(), scratch);
-        key.update((byte) 0);
-        utf8(key, p.locationHref(), scratch);
-        key.update((byte) '\n');
-        if (boundary(p.pkgId(), chunkPackages) || current.size() >= 4 * chunkPackages) {
+        p.key(pk, 0);
+        key.update(pk);
+        if (boundary(pk, chunkPackages) || current.size() >= 4 * chunkPackages) {
           if (chunker.flush(current, HexFormat.of().formatHex(key.digest()), reusable, chunks)) reused++; else compressed++;
           current.clear();
         }
@@ -257,37 +304,9 @@ public final class RepoWriter {
     }
   }
 
-  /** Whether a chunk ends after the package {@code pkgId}: on average one package in {@code every}. */
-  static boolean boundary(String pkgId, int every) {
-    long h = 0xcbf29ce484222325L; // FNV-1a, then a 64-bit finalizer, so that any pkgId spreads evenly
-    for (int i = 0; i < pkgId.length(); i++) {
-      h ^= pkgId.charAt(i);
-      h *= 0x100000001b3L;
-    }
-    h ^= h >>> 33;
-    h *= 0xff51afd7ed558ccdL;
-    h ^= h >>> 33;
-    h *= 0xc4ceb9fe1a85ec53L;
-    h ^= h >>> 33;
-    return Long.remainderUnsigned(h, every) == 0;
-  }
-
-  /** Hashes {@code s} as UTF-8, an ASCII one without allocating (a publish hashes every package's pkgId and location). */
-  private static void utf8(MessageDigest d, String s, byte[] scratch) {
-    int n = s.length();
-    if (n <= scratch.length) {
-      int i = 0;
-      for (; i < n; i++) {
-        char c = s.charAt(i);
-        if (c >= 0x80) break;
-        scratch[i] = (byte) c;
-      }
-      if (i == n) {
-        d.update(scratch, 0, n);
-        return;
-      }
-    }
-    d.update(bytes(s));
+  /** Whether a chunk ends after the package whose key is {@code key}: on average one package in {@code every}. */
+  static boolean boundary(byte[] key, int every) {
+    return Long.remainderUnsigned((long) LONG_BE.get(key, 0), every) == 0;
   }
 
   private static byte[] bytes(String s) {
@@ -452,7 +471,7 @@ public final class RepoWriter {
     /** Null without open checksums. */
     final MessageDigest open;
     final List<long[]> blocks = new ArrayList<>();
-    final ByteBuffer copyBuf = ByteBuffer.allocate(1 << 16);
+    final ByteBuffer copyBuf = ByteBuffer.allocate(1 << 18); // a quarter of the reads of 64 KiB; under half a G1 region
     final boolean sync;
     long size, openSize;
 

@@ -98,9 +98,19 @@ class RepoWriterTest {
       assertThat(PrimaryParser.parse(in, p -> {})).isEqualTo(5001);
     }
 
-    // And removing one: again only the chunk it was in (and the next, when it ended one).
+    // And removing one from the middle of a chunk that ended on a key (not at the size cap, whose
+    // end would move and change the next chunk too): again only the chunk it was in.
+    int start = 0, remove = -1;
+    for (ChunkTable.Chunk k : second.table().chunks()) {
+      if (start >= 1000 && k.packages() >= 3 && k.packages() < 4 * 100) {
+        remove = start + 1;
+        break;
+      }
+      start += k.packages();
+    }
+    assertThat(remove).as("a chunk ended on a key after the first 1,000 packages").isPositive();
     List<PackageXml> minus = new ArrayList<>(plus);
-    minus.remove(1234);
+    minus.remove(remove);
     RepoWriter.Result third = publish(tmp.resolve("v3"), writer, minus, second.table());
     assertThat(third.chunksCompressed()).isEqualTo(1);
     assertThat(RpmMdFragments.open(third.files().get(1).path())).isEqualTo(document(1, minus));
