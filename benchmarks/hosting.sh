@@ -12,7 +12,12 @@
 #       beside it, the most the heap held after a young collection (what stayed live).
 #
 #   benchmarks/hosting.sh [--sizes 1000,10000,100000] [--reps 50] [--createrepo-budget S] [--seconds S]
-#                         [--cache DIR] [--out FILE]
+#                         [--cache DIR] [--out FILE] [--java-opts "OPTS"]
+#
+# --java-opts "OPTS": serve with PACKYARD_JAVA_OPTS=OPTS instead of the shipped defaults (the report
+# says so): e.g. "-XX:+UseG1GC -Xms128m -Xmx256m" shows whether the publishes fit a heap of the
+# peak-heap goal's size, since with the default cap G1 lets the young generation fill whatever
+# room the cap leaves before it collects.
 #
 # --createrepo-budget S: createrepo_c takes no more turns once its turns at one size have taken S
 # seconds (at least 3 turns; default: no limit). One `createrepo_c --update` at 100,000 packages
@@ -28,7 +33,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 . "$here/lib.sh"
-sizes="1000,10000,100000" reps=50 cr_budget="" seconds=10 cache="" out="$here/results/hosting.md"
+sizes="1000,10000,100000" reps=50 cr_budget="" seconds=10 cache="" out="$here/results/hosting.md" java_opts=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --sizes) sizes="$2"; shift 2 ;;
@@ -37,6 +42,7 @@ while [ $# -gt 0 ]; do
     --seconds) seconds="$2"; shift 2 ;;
     --cache) cache="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
+    --java-opts) java_opts="$2"; shift 2 ;;
     *) echo "unknown option: $1" >&2; exit 2 ;;
   esac
 done
@@ -123,7 +129,7 @@ EOF
   token=$("$root/packyard" admin --config "$d/packyard.yaml" token create bench | grep -m1 '^pky_')
   export token base repo_name
   rm -f "$work/gc.log"
-  JAVA_TOOL_OPTIONS="-Xlog:gc:file=$work/gc.log:uptime,level,tags" env -u PACKYARD_JAVA_OPTS \
+  JAVA_TOOL_OPTIONS="-Xlog:gc:file=$work/gc.log:uptime,level,tags" env -u PACKYARD_JAVA_OPTS ${java_opts:+PACKYARD_JAVA_OPTS="$java_opts"} \
     "$root/packyard" serve --config "$d/packyard.yaml" --listen "127.0.0.1:$port" > "$d/serve.log" 2>&1 &
   serve_pid=$!; pids+=("$serve_pid")
   wait_ready "$base/readyz"
@@ -233,7 +239,7 @@ PY
 done
 
 # ---------------------------------------------------------------- report
-python3 - "$results" "$machine_line" "$reps" "$seconds" > "$out" <<'PY'
+python3 - "$results" "$machine_line" "$reps" "$seconds" "$java_opts" > "$out" <<'PY'
 import sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
 machine, reps, seconds = sys.argv[2], sys.argv[3], sys.argv[4]
@@ -241,7 +247,10 @@ def f(x):
     try: return float(x)
     except ValueError: return None
 print(f"Machine: {machine}.")
-print(f"Server: `./packyard serve` with PACKYARD_JAVA_OPTS unset (the shipped defaults); GC log through JAVA_TOOL_OPTIONS.")
+if sys.argv[5]:
+    print(f"Server: `./packyard serve` with PACKYARD_JAVA_OPTS=\"{sys.argv[5]}\" (**not** the shipped defaults: given with --java-opts); GC log through JAVA_TOOL_OPTIONS.")
+else:
+    print(f"Server: `./packyard serve` with PACKYARD_JAVA_OPTS unset (the shipped defaults); GC log through JAVA_TOOL_OPTIONS.")
 print(f"One more package: {reps} PUTs, each answered after its publish, in turns with `createrepo_c --update --no-database` adding the same file; reads: wrk -t2 -c20, {seconds} s each.")
 print()
 print("| packages | PUT p50 / p95 (ms) | createrepo_c p50 / p95 (ms), turns | ratio (p50) | publish p50: index / total (ms) | 100 at once (packages/s) | repomd.xml p99 idle / publishing (ms) | /pkg p99 idle / publishing (ms) | peak heap (MB) | after young GCs, max (MB) | load (s) |")

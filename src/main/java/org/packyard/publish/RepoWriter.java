@@ -159,7 +159,14 @@ public final class RepoWriter {
   public static final int KEY_BYTES = 16;
   private static final java.lang.invoke.VarHandle LONG_BE =
       java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.BIG_ENDIAN);
-  private static final ThreadLocal<MessageDigest> KEY_SHA = ThreadLocal.withInitial(MetadataFile::newSha256);
+  /** A thread's digest for {@link #packageKey}, with room for an ASCII string and the sum: a key allocates nothing. */
+  private static final class KeyDigest {
+    final MessageDigest sha = MetadataFile.newSha256();
+    final byte[] scratch = new byte[256];
+    final byte[] sum = new byte[32];
+  }
+
+  private static final ThreadLocal<KeyDigest> KEY_SHA = ThreadLocal.withInitial(KeyDigest::new);
 
   /**
    * A package's key: the first {@link #KEY_BYTES} bytes of the sha256 of its pkgId, a zero byte,
@@ -168,12 +175,36 @@ public final class RepoWriter {
    * unsigned number, divide by the chunk size.
    */
   public static void packageKey(String pkgId, String locationHref, byte[] into, int at) {
-    MessageDigest d = KEY_SHA.get();
-    d.update(bytes(pkgId));
+    KeyDigest k = KEY_SHA.get();
+    MessageDigest d = k.sha;
+    utf8(d, pkgId, k.scratch);
     d.update((byte) 0);
-    d.update(bytes(locationHref));
+    utf8(d, locationHref, k.scratch);
     d.update((byte) '\n');
-    System.arraycopy(d.digest(), 0, into, at, KEY_BYTES);
+    try {
+      d.digest(k.sum, 0, k.sum.length);
+    } catch (java.security.DigestException e) {
+      throw new IllegalStateException(e);
+    }
+    System.arraycopy(k.sum, 0, into, at, KEY_BYTES);
+  }
+
+  /** Hashes {@code s} as UTF-8; an ASCII one without allocating. */
+  private static void utf8(MessageDigest d, String s, byte[] scratch) {
+    int n = s.length();
+    if (n <= scratch.length) {
+      int i = 0;
+      for (; i < n; i++) {
+        char c = s.charAt(i);
+        if (c >= 0x80) break;
+        scratch[i] = (byte) c;
+      }
+      if (i == n) {
+        d.update(scratch, 0, n);
+        return;
+      }
+    }
+    d.update(bytes(s));
   }
 
   /** {@link #packageKey}'s first and second eight bytes, as numbers (big-endian): what a form that keeps it holds. */
