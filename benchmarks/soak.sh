@@ -209,17 +209,22 @@ gc_start=$(wc -l < "$work/gc.log")
 # The generator's own collections are logged too: in the open model a send it is late for counts
 # as the server's latency, so its pauses are part of every latency figure here.
 rm -f "$work/bench-gc.log"
+# The kernel's messages during the soak go into the report: a host that snapshots or migrates the
+# machine (drop_caches, "virtual machine fork") stalls everything, and from inside that looks
+# like a server stall unless the kernel log is read (it happened in the 2026-12-07 02:00 hour).
+dmesg_start=$( { dmesg 2>/dev/null || true; } | wc -l)
 JAVA_TOOL_OPTIONS="-Xlog:gc:file=$work/bench-gc.log:uptime" \
 bench "${mix[@]}" -c 256 --rate "$rate/s" --dnf-share "$dnf_share" -d "${minutes}m" --warmup 30s \
   --timeout 30s --server-pid "$pid" --json "$out/soak.json" --html "$out/soak.html" > "$work/soak.txt" || true
 touch "$work/soak.done"; wait "$p4" || true # the upload in flight finishes
+{ dmesg 2>/dev/null || true; } | tail -n +"$(( dmesg_start + 1 ))" > "$work/dmesg.txt"
 kill "$p1" "$p2" "$p3" 2>/dev/null || true
 published=$(grep -c 'sync churn: published' "$work/serve.log" || true) # one line a sync ("churn: published" alone matches two)
 failed=$(grep -c -E 'sync failed: churn|churn.*fail' "$work/serve.log" || true) # "WARNING sync failed: churn: ..."
 cp "$work/samples.tsv" "$out/samples.tsv"
 tail -n +"$gc_start" "$work/gc.log" > "$work/gc-soak.log"
 
-python3 - "$out/soak.json" "$work/probes.tsv" "$work/samples.tsv" "$work/gc-soak.log" "$minutes" "$work/uploads.tsv" "$work/bench-gc.log" > "$out/soak.md" <<PY
+python3 - "$out/soak.json" "$work/probes.tsv" "$work/samples.tsv" "$work/gc-soak.log" "$minutes" "$work/uploads.tsv" "$work/bench-gc.log" "$work/dmesg.txt" > "$out/soak.md" <<PY
 import json, re, sys
 r = json.load(open(sys.argv[1])); minutes = float(sys.argv[5])
 probes = [l.split() for l in open(sys.argv[2]) if l.strip()]
@@ -271,6 +276,8 @@ print(f"Machine: $machine_line; load average at the end {open('/proc/loadavg').r
 print(f"Server: \`./packyard serve\` with PACKYARD_JAVA_OPTS unset (the shipped defaults); GC and safepoint log through JAVA_TOOL_OPTIONS.")
 print(f"Load: \`packyard bench -s mix\` (dnf sessions with checksums verified, mdapi and search clients; at nice 10, the serving threads' priority), open model at {r['config']['rate']:.0f} starts/s $rate_why; dnf share {r['config']['dnf_share']}.")
 print(f"Besides: a /readyz probe every second on probes_listen; the churn repository's upstream changed every 5 minutes and its sync_every: 5m published it ($published publishes, $failed failed syncs in the log).")
+kernel = [l.rstrip() for l in open(sys.argv[8]) if l.strip()]
+print(f"Kernel messages during the soak: {len(kernel)}" + (" (a host event such as a VM snapshot stalls everything: read them before the figures): " + " / ".join(kernel[:8]) if kernel else " (none)."))
 print(f"Uploads: one real RPM every 10 s into the hosted repository team ({len(ups)} uploads, {len(ubad)} not 201/200{': ' + ', '.join(sorted(set(ubad))) if ubad else ''}); each answered once published: p50 / p95 / max {pct(ul, .5):.0f} / {pct(ul, .95):.0f} / {ul[-1] if ul else float('nan'):.0f} ms.")
 print()
 print("| measure | value | goal |")
