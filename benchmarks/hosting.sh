@@ -14,10 +14,11 @@
 #   benchmarks/hosting.sh [--sizes 1000,10000,100000] [--reps 50] [--createrepo-budget S] [--seconds S]
 #                         [--cache DIR] [--out FILE] [--java-opts "OPTS"]
 #
-# --java-opts "OPTS": serve with PACKYARD_JAVA_OPTS=OPTS instead of the shipped defaults (the report
-# says so): e.g. "-XX:+UseG1GC -Xms128m -Xmx256m" shows whether the publishes fit a heap of the
-# peak-heap goal's size, since with the default cap G1 lets the young generation fill whatever
-# room the cap leaves before it collects.
+# --java-opts "OPTS": serve with these JVM options instead of the shipped defaults; off unless
+# given, and the report then says the run was not on the defaults. E.g. a 256 MiB cap shows
+# whether the publishes fit a heap of the peak-heap goal's size, since with the default cap G1
+# lets the young generation fill whatever room the cap leaves before it collects:
+#   --java-opts "-XX:+UseG1GC -Xms128m -Xmx256m"   # not the defaults: tests the peak-heap goal's size
 #
 # --createrepo-budget S: createrepo_c takes no more turns once its turns at one size have taken S
 # seconds (at least 3 turns; default: no limit). One `createrepo_c --update` at 100,000 packages
@@ -129,7 +130,9 @@ EOF
   token=$("$root/packyard" admin --config "$d/packyard.yaml" token create bench | grep -m1 '^pky_')
   export token base repo_name
   rm -f "$work/gc.log"
-  JAVA_TOOL_OPTIONS="-Xlog:gc:file=$work/gc.log:uptime,level,tags" env -u PACKYARD_JAVA_OPTS ${java_opts:+PACKYARD_JAVA_OPTS="$java_opts"} \
+  serve_env=(env -u PACKYARD_JAVA_OPTS) # the shipped defaults
+  [ -z "$java_opts" ] || serve_env+=(PACKYARD_JAVA_OPTS="$java_opts") # not the defaults: only with --java-opts, and the report says so
+  JAVA_TOOL_OPTIONS="-Xlog:gc:file=$work/gc.log:uptime,level,tags" "${serve_env[@]}" \
     "$root/packyard" serve --config "$d/packyard.yaml" --listen "127.0.0.1:$port" > "$d/serve.log" 2>&1 &
   serve_pid=$!; pids+=("$serve_pid")
   wait_ready "$base/readyz"
@@ -248,7 +251,7 @@ def f(x):
     except ValueError: return None
 print(f"Machine: {machine}.")
 if sys.argv[5]:
-    print(f"Server: `./packyard serve` with PACKYARD_JAVA_OPTS=\"{sys.argv[5]}\" (**not** the shipped defaults: given with --java-opts); GC log through JAVA_TOOL_OPTIONS.")
+    print(f"Server: `./packyard serve` with PACKYARD_JAVA_OPTS=\"{sys.argv[5]}\" (**not** the shipped defaults: given with --java-opts); GC log through JAVA_TOOL_OPTIONS.")  # not the defaults: says a --java-opts run is not
 else:
     print(f"Server: `./packyard serve` with PACKYARD_JAVA_OPTS unset (the shipped defaults); GC log through JAVA_TOOL_OPTIONS.")
 print(f"One more package: {reps} PUTs, each answered after its publish, in turns with `createrepo_c --update --no-database` adding the same file; reads: wrk -t2 -c20, {seconds} s each.")
