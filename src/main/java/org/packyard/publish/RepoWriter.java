@@ -66,7 +66,7 @@ public final class RepoWriter {
    */
   public static final int DEFAULT_CHUNK_PACKAGES = 250;
   /** The order packages must come in: by name, then by pkgId. */
-  public static final Comparator<PackageXml> ORDER = Comparator.comparing(PackageXml::name).thenComparing(PackageXml::pkgId);
+  public static final Comparator<PackageXml> ORDER = RepoWriter::order;
 
   private static final String[] HEADERS = {
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<metadata xmlns=\"http://linux.duke.edu/metadata/common\" "
@@ -220,7 +220,7 @@ public final class RepoWriter {
     LONG_BE.set(into, at + 8, low);
   }
 
-  /** {@link #ORDER} for sources: name, then pkgId. */
+  /** The order of {@link #ORDER}, for any source: name, then pkgId. */
   private static int order(Source a, Source b) {
     int c = a.name().compareTo(b.name());
     return c != 0 ? c : a.pkgId().compareTo(b.pkgId());
