@@ -271,7 +271,9 @@ r, s = by[big], by[small]
 def ok(c): return "met" if c else "**missed**"
 print(f"Goals of hosted publishing, at {big:,} packages:")
 print()
-print(f"- one more package p95 <= 1 s: {r[2]} ms, {ok(f(r[2]) <= 1000)}; <= 2x the figure at {small:,} ({s[2]} ms): {ok(f(r[2]) <= 2 * f(s[2]))}")
+scale = (f"<= 2x the figure at {small:,} ({s[2]} ms): {ok(f(r[2]) <= 2 * f(s[2]))}" if small < big
+         else "<= 2x the figure at a smaller size: not measured in this run (one size)")
+print(f"- one more package p95 <= 1 s: {r[2]} ms, {ok(f(r[2]) <= 1000)}; {scale}")
 print(f"- >= 20x faster than createrepo_c --update (p50): {f(r[3]) / f(r[1]):.1f}x, {ok(f(r[3]) / f(r[1]) >= 20)}")
 print(f"- 100 uploads at once >= 100 packages/s: {r[5]}, {ok(f(r[5]) >= 100)}")
 within = lambda idle, busy: f(busy) is not None and f(idle) is not None and f(busy) <= 2 * f(idle)
