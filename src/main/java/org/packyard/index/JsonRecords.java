@@ -35,8 +35,39 @@ final class JsonRecords {
    * ingest allocated, in a JFR profile at 75,000 packages).
    */
   static final class Bytes extends ByteArrayOutputStream {
+    /**
+     * The largest buffer that is not a humongous object for G1 with 1 MiB regions (the region
+     * size of the shipped heap caps): an object of half a region or more is allocated outside the
+     * young generation and may start a concurrent cycle, whose remark pauses the server (11-26 ms
+     * in the soak, at a sync whose file lists took this buffer from 256 to 512 KiB by doubling).
+     * Beyond 256 KiB the buffer grows to what the record needs, so only a record of about 512 KiB
+     * or more takes a humongous array.
+     */
+    static final int UNDER_HUMONGOUS = (512 << 10) - 64;
+
     Bytes() {
       super(1 << 14);
+    }
+
+    @Override
+    public void write(int b) {
+      room(1);
+      super.write(b);
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) {
+      room(len);
+      super.write(b, off, len);
+    }
+
+    /** Grows the buffer for {@code more} bytes: doubling, but not past {@link #UNDER_HUMONGOUS} unless the record needs more. */
+    private void room(int more) {
+      int need = count + more;
+      if (need <= buf.length) return;
+      int doubled = (int) Math.min(Integer.MAX_VALUE - 8, 2L * buf.length);
+      buf = java.util.Arrays.copyOf(buf, need > UNDER_HUMONGOUS ? Math.max(need, doubled)
+          : Math.min(Math.max(need, doubled), UNDER_HUMONGOUS));
     }
 
     /** Empties the buffer; returns it, to write on. */

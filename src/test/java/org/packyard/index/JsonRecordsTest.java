@@ -41,4 +41,25 @@ class JsonRecordsTest {
       }
     }
   }
+
+  @Test
+  void aRecordUnderHalfAMebibyte_neverTakesAnArrayG1AllocatesAsHumongous() throws Exception {
+    // G1 with 1 MiB regions (the shipped heap caps) allocates an object of 512 KiB or more outside
+    // the young generation, and such an allocation may start a concurrent cycle and its remark pause.
+    List<FileEntry> many = new java.util.ArrayList<>();
+    for (int i = 0; i < 12_000; i++) many.add(new FileEntry("/usr/share/doc/d" + (i % 97) + "/a-file-named-" + i + ".txt", 'f'));
+    JsonRecords json = new JsonRecords();
+    JsonRecords.Bytes rec = json.files(many);
+    assertThat(rec.length()).isBetween((256 << 10) + 1, 480 << 10); // over 256 KiB: doubling would take 512 KiB
+    assertThat(rec.array().length).isLessThan(512 << 10);
+    assertThat(JSON.readTree(new String(rec.toByteArray(), StandardCharsets.UTF_8) + "release\"}").get("files")).hasSize(97);
+
+    List<FileEntry> more = new java.util.ArrayList<>(many);
+    more.addAll(many.stream().map(f -> new FileEntry(f.path() + ".bak", 'f')).toList());
+    more.addAll(many.stream().map(f -> new FileEntry(f.path() + ".orig", 'f')).toList());
+    JsonRecords.Bytes big = json.files(more); // a record larger than that still fits, in one array
+    assertThat(big.length()).isGreaterThan(512 << 10);
+    assertThat(JSON.readTree(new String(big.toByteArray(), StandardCharsets.UTF_8) + "release\"}").get("files").get(0)
+        .get("filetypes").asText()).hasSize(3 * 12_000 / 97 + 1);
+  }
 }
