@@ -700,14 +700,14 @@ public final class IndexBuilder {
     static PerPackage files(Path file, XmlSource src) {
       return run(file, src, (pp, in) -> {
         JsonRecords json = new JsonRecords();
-        FilelistsParser.parse(in, (ref, files) -> pp.put(ref.pkgId(), json.files(files)));
+        FilelistsParser.parse(in, (ref, files) -> pp.put(ref.pkgId(), to -> json.files(files, to)));
       });
     }
 
     static PerPackage changelogs(Path file, XmlSource src) {
       return run(file, src, (pp, in) -> {
         JsonRecords json = new JsonRecords();
-        OtherParser.parse(in, (ref, entries) -> pp.put(ref.pkgId(), json.changelogs(entries)));
+        OtherParser.parse(in, (ref, entries) -> pp.put(ref.pkgId(), to -> json.changelogs(entries, to)));
       });
     }
 
@@ -728,13 +728,15 @@ public final class IndexBuilder {
       return pp;
     }
 
-    private void put(String pkgId, JsonRecords.Bytes record) {
+    private void put(String pkgId, RecordFileWriter.Body record) {
       try {
-        long start = out.append(record.array(), 0, record.length());
-        byPkgId.putIfAbsent(pkgId, new long[] {start, record.length()});
+        long start = out.append(record);
+        byPkgId.putIfAbsent(pkgId, new long[] {start, out.position() - start});
         records++;
       } catch (IOException e) {
         throw new IndexException("cannot write index: " + e.getMessage(), e);
+      } catch (java.io.UncheckedIOException e) {
+        throw new IndexException("cannot write index: " + e.getCause().getMessage(), e.getCause());
       }
     }
 

@@ -144,6 +144,16 @@ final class JsonRecords {
    * {@code filelist} table groups them, ordered by filenames as mdapi's query orders them.
    */
   Bytes files(List<FileEntry> files) {
+    files(files, buffer.clear());
+    return buffer;
+  }
+
+  /**
+   * Writes {@link #files(List)}'s record onto {@code to}, which it neither flushes nor closes: at
+   * ingest straight into the record file, so that a package of 20,000 files (a megabyte of JSON)
+   * needs no buffer of its size, which G1 would allocate as a humongous object.
+   */
+  void files(List<FileEntry> files, java.io.OutputStream to) {
     Map<String, StringBuilder[]> dirs = new LinkedHashMap<>();
     String lastDir = null;
     StringBuilder[] acc = null;
@@ -165,8 +175,7 @@ final class JsonRecords {
     }
     List<Map.Entry<String, StringBuilder[]>> sorted = new ArrayList<>(dirs.entrySet());
     sorted.sort((a, b) -> compareCodePoints(a.getValue()[0], b.getValue()[0]));
-    buffer.clear().write(FILES, 0, FILES.length);
-    try (JsonGenerator g = JSON.createGenerator(buffer)) {
+    try (JsonGenerator g = generator(to, FILES)) {
       g.writeStartArray();
       for (Map.Entry<String, StringBuilder[]> e : sorted) {
         g.writeStartObject();
@@ -176,19 +185,24 @@ final class JsonRecords {
         g.writeEndObject();
       }
       g.writeEndArray();
+      g.flush();
+      to.write(REPO, 0, REPO.length);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    buffer.write(REPO, 0, REPO.length);
-    return buffer;
   }
 
   /** {@code {"changelogs":[...],"repo":"}, newest first as mdapi orders them. */
   Bytes changelogs(List<ChangelogEntry> entries) {
+    changelogs(entries, buffer.clear());
+    return buffer;
+  }
+
+  /** Writes {@link #changelogs(List)}'s record onto {@code to}, as {@link #files(List, java.io.OutputStream)} does. */
+  void changelogs(List<ChangelogEntry> entries, java.io.OutputStream to) {
     List<ChangelogEntry> sorted = new ArrayList<>(entries);
     sorted.sort((a, b) -> Long.compare(b.date(), a.date()));
-    buffer.clear().write(CHANGELOGS, 0, CHANGELOGS.length);
-    try (JsonGenerator g = JSON.createGenerator(buffer)) {
+    try (JsonGenerator g = generator(to, CHANGELOGS)) {
       g.writeStartArray();
       for (ChangelogEntry c : sorted) {
         g.writeStartObject();
@@ -198,11 +212,18 @@ final class JsonRecords {
         g.writeEndObject();
       }
       g.writeEndArray();
+      g.flush();
+      to.write(REPO, 0, REPO.length);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    buffer.write(REPO, 0, REPO.length);
-    return buffer;
+  }
+
+  /** A generator onto {@code to} after {@code prefix}, which leaves {@code to} open and unflushed when closed. */
+  private static JsonGenerator generator(java.io.OutputStream to, byte[] prefix) throws IOException {
+    to.write(prefix, 0, prefix.length);
+    return JSON.createGenerator(to).disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET)
+        .disable(JsonGenerator.Feature.FLUSH_PASSED_TO_STREAM);
   }
 
   private static byte[] ascii(String s) {

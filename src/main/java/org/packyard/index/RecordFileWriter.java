@@ -58,6 +58,42 @@ final class RecordFileWriter implements AutoCloseable {
     return start;
   }
 
+  /** Writes one record onto the stream it is given (not to be flushed or closed). */
+  @FunctionalInterface
+  interface Body {
+    void writeTo(OutputStream to) throws IOException;
+  }
+
+  /** Appends the record {@code body} writes, without holding it in memory; returns its start offset ({@link #position} after it). */
+  long append(Body body) throws IOException {
+    long start = position;
+    body.writeTo(counting);
+    long len = position - start;
+    if (len > Integer.MAX_VALUE) throw new IOException(path + ": a record of " + len + " bytes");
+    maxRecord = Math.max(maxRecord, (int) len);
+    return start;
+  }
+
+  /** The offset the next record starts at. */
+  long position() {
+    return position;
+  }
+
+  /** {@link #out}, counting into {@link #position}; flush and close do nothing (a record's writer may call them). */
+  private final OutputStream counting = new OutputStream() {
+    @Override
+    public void write(int b) throws IOException {
+      out.write(b);
+      position++;
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) throws IOException {
+      out.write(b, off, len);
+      position += len;
+    }
+  };
+
   /**
    * Writes the tables: {@code starts[k]}/{@code lengths[k]} locate key k's record (length 0 for
    * none); each map sends UTF-8 names to keys.

@@ -62,4 +62,37 @@ class JsonRecordsTest {
     assertThat(JSON.readTree(new String(big.toByteArray(), StandardCharsets.UTF_8) + "release\"}").get("files").get(0)
         .get("filetypes").asText()).hasSize(3 * 12_000 / 97 + 1);
   }
+
+  @Test
+  void aRecordWrittenOntoAStream_isTheSameBytes_inPiecesNoLargerThanTheGeneratorsBuffer() throws Exception {
+    // At ingest a record goes straight into the record file: a package of 20,000 files (a
+    // megabyte of JSON, as the soak's synthetic repositories have) needs no array of its size.
+    List<FileEntry> many = new java.util.ArrayList<>();
+    for (int i = 0; i < 20_000; i++) many.add(new FileEntry("/usr/lib/d" + (i % 411) + "/some-fairly-long-file-name-" + i + ".so", 'f'));
+    JsonRecords json = new JsonRecords();
+    byte[] whole = json.files(many).toByteArray();
+    assertThat(whole.length).isGreaterThan(512 << 10);
+    int[] largest = {0};
+    java.io.ByteArrayOutputStream seen = new java.io.ByteArrayOutputStream() {
+      @Override
+      public void write(byte[] b, int off, int len) {
+        largest[0] = Math.max(largest[0], len);
+        super.write(b, off, len);
+      }
+
+      @Override
+      public void flush() {
+        throw new AssertionError("a record's writer must not flush the record file");
+      }
+    };
+    json.files(many, seen);
+    assertThat(seen.toByteArray()).isEqualTo(whole);
+    assertThat(largest[0]).isLessThan(64 << 10);
+
+    List<org.packyard.rpm.ChangelogEntry> logs = List.of(new org.packyard.rpm.ChangelogEntry("a <a@b>", 2L, "- two"),
+        new org.packyard.rpm.ChangelogEntry("b <b@c>", 3L, "- three"));
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    json.changelogs(logs, out);
+    assertThat(out.toByteArray()).isEqualTo(json.changelogs(logs).toByteArray());
+  }
 }
