@@ -735,8 +735,6 @@ public final class IndexBuilder {
         records++;
       } catch (IOException e) {
         throw new IndexException("cannot write index: " + e.getMessage(), e);
-      } catch (java.io.UncheckedIOException e) {
-        throw new IndexException("cannot write index: " + e.getCause().getMessage(), e.getCause());
       }
     }
 

@@ -144,7 +144,11 @@ final class JsonRecords {
    * {@code filelist} table groups them, ordered by filenames as mdapi's query orders them.
    */
   Bytes files(List<FileEntry> files) {
-    files(files, buffer.clear());
+    try {
+      files(files, buffer.clear());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // a byte array does not fail
+    }
     return buffer;
   }
 
@@ -153,7 +157,7 @@ final class JsonRecords {
    * ingest straight into the record file, so that a package of 20,000 files (a megabyte of JSON)
    * needs no buffer of its size, which G1 would allocate as a humongous object.
    */
-  void files(List<FileEntry> files, java.io.OutputStream to) {
+  void files(List<FileEntry> files, java.io.OutputStream to) throws IOException {
     Map<String, StringBuilder[]> dirs = new LinkedHashMap<>();
     String lastDir = null;
     StringBuilder[] acc = null;
@@ -187,19 +191,21 @@ final class JsonRecords {
       g.writeEndArray();
       g.flush();
       to.write(REPO, 0, REPO.length);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
     }
   }
 
   /** {@code {"changelogs":[...],"repo":"}, newest first as mdapi orders them. */
   Bytes changelogs(List<ChangelogEntry> entries) {
-    changelogs(entries, buffer.clear());
+    try {
+      changelogs(entries, buffer.clear());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // a byte array does not fail
+    }
     return buffer;
   }
 
   /** Writes {@link #changelogs(List)}'s record onto {@code to}, as {@link #files(List, java.io.OutputStream)} does. */
-  void changelogs(List<ChangelogEntry> entries, java.io.OutputStream to) {
+  void changelogs(List<ChangelogEntry> entries, java.io.OutputStream to) throws IOException {
     List<ChangelogEntry> sorted = new ArrayList<>(entries);
     sorted.sort((a, b) -> Long.compare(b.date(), a.date()));
     try (JsonGenerator g = generator(to, CHANGELOGS)) {
@@ -214,8 +220,6 @@ final class JsonRecords {
       g.writeEndArray();
       g.flush();
       to.write(REPO, 0, REPO.length);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
     }
   }
 

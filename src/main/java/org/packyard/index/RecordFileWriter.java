@@ -51,11 +51,7 @@ final class RecordFileWriter implements AutoCloseable {
 
   /** Appends a record and returns its start offset. */
   long append(byte[] b, int off, int len) throws IOException {
-    long start = position;
-    out.write(b, off, len);
-    position += len;
-    maxRecord = Math.max(maxRecord, len);
-    return start;
+    return append(to -> to.write(b, off, len));
   }
 
   /** Writes one record onto the stream it is given (not to be flushed or closed). */
