@@ -12,11 +12,12 @@ import java.util.concurrent.Callable;
 /**
  * Everything below the probe thread: once {@link #enable} ran, every thread of the JVM but the
  * probe listener's and the collector's (the event loops, the index readers, the workers that
- * sync, publish and answer uploads, the JIT compilers) runs {@value #NICE} nice steps below the
+ * sync, publish and answer uploads) runs {@value #NICE} nice steps below the
  * probe listener's thread (a scheduling weight of 110 against 1,024), so that when every CPU is
  * busy the kernel runs the probe thread first and a probe is answered at once instead of waiting
  * its turn behind the bulk work; and no bulk work runs ahead of the serving threads. Publishes
- * and syncs run {@value #BACKGROUND} steps lower still ({@link #background}, {@link #inBackground}).
+ * and syncs, and the JIT compilers, run {@value #BACKGROUND} steps lower still ({@link #background},
+ * {@link #inBackground}).
  * {@code PackyardServer} enables it when {@code probes_listen} is configured.
  *
  * <p>What it costs: the probe thread sleeps nearly always, so among Packyard's own threads only
@@ -59,7 +60,12 @@ public final class BulkPriority {
    * serving threads whenever both want a CPU. The JIT compiler threads were such threads: sampled
    * while the soak's first indexing sync shed requests, C2 had 27 % of the server's CPU samples
    * (0.3 % just before), compiling the sync's code for the first time, at the JVM's priority. So
-   * were the Vert.x worker threads the main thread started. The collector's threads keep their
+   * were the Vert.x worker threads the main thread started. The compilers go lower still, to the
+   * {@link #background} level: a sync or a publish runs for a second every few minutes and its
+   * code keeps crossing compile thresholds; sampled in a soak at a churn repository's publish, C2
+   * took most of a core for most of that second, at the serving threads' level, while every route
+   * slowed. Serving code is compiled within the first minutes and seldom again, so little waits for
+   * a compile that runs later. The collector's threads keep their
    * level: while they work every Java thread is stopped, so they only compete with other
    * processes, and a pause is shorter for it.
    */
@@ -96,8 +102,10 @@ public final class BulkPriority {
         } catch (IOException e) {
           continue; // the thread ended
         }
-        if (stays(name) || niceOf(tid) >= nice) continue;
-        if (setNice(tid, nice)) lowered++;
+        if (stays(name)) continue;
+        int level = compiles(name) ? Math.min(19, nice + BACKGROUND) : nice;
+        if (niceOf(tid) >= level) continue;
+        if (setNice(tid, level)) lowered++;
       }
     } catch (IOException | RuntimeException e) {
       return lowered; // no /proc: priorities stay as they are
@@ -114,6 +122,14 @@ public final class BulkPriority {
   static boolean stays(String name) {
     return name.startsWith("GC Thread") || name.startsWith("G1 ") || name.equals("VM Thread")
         || name.startsWith("Z") || name.startsWith("Shenandoah");
+  }
+
+  /**
+   * True for the JIT compilers' threads ("C1 CompilerThread0", "C2 CompilerThread0", cut to 15
+   * characters), which {@link #enable} puts at the {@link #background} level, not the bulk one.
+   */
+  static boolean compiles(String name) {
+    return name.startsWith("C1 CompilerThre") || name.startsWith("C2 CompilerThre");
   }
 
   /**

@@ -55,8 +55,13 @@ public final class PackyardServer implements AutoCloseable {
    * microseconds, and on the shared readers every lookup queued behind a search took its time.
    */
   private final ReaderPool searchers;
-  /** Searches running at once, and searches waiting; beyond them a search is answered 503 at once. */
-  public static final int SEARCH_THREADS = 1, SEARCH_QUEUE = 64;
+  /**
+   * Searches running at once, and searches waiting; beyond them a search is answered 503 at once.
+   * 256 waiting are about half a second of the soak's searches (~450/s on 2 cores): a publish that
+   * takes the CPU for a second then delays searches instead of refusing them (64, before, filled in
+   * ~140 ms and shed searches in those seconds), and a sustained overload is still refused.
+   */
+  public static final int SEARCH_THREADS = 1, SEARCH_QUEUE = 256;
   private final List<Long> timers = new CopyOnWriteArrayList<>();
   private final List<String> deployments = new CopyOnWriteArrayList<>();
   private final AtomicInteger port = new AtomicInteger();

@@ -1,6 +1,7 @@
 package org.packyard.server;
 
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.http.HttpServer;
@@ -36,8 +37,22 @@ final class ProbeListener {
   }
 
   static Future<ProbeListener> start(PackyardConfig.Listen at, ProbeRoutes probes, TlsConfig tls, Telemetry telemetry) {
-    Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1).setWorkerPoolSize(1)
-        .setInternalBlockingPoolSize(1).setPreferNativeTransport(true));
+    // A Vert.x instance of its own, made on a thread of its own: made on the server's context (where
+    // this is called) Vert.x warns "You're already on a Vert.x context" at every start.
+    Promise<Vertx> made = Promise.promise();
+    Thread.ofPlatform().name("packyard-probes-start").start(() -> {
+      try {
+        made.complete(Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1).setWorkerPoolSize(1)
+            .setInternalBlockingPoolSize(1).setPreferNativeTransport(true)));
+      } catch (RuntimeException e) {
+        made.fail(e);
+      }
+    });
+    return made.future().compose(vertx -> listen(vertx, at, probes, tls, telemetry));
+  }
+
+  private static Future<ProbeListener> listen(Vertx vertx, PackyardConfig.Listen at, ProbeRoutes probes, TlsConfig tls,
+      Telemetry telemetry) {
     Router router = Router.router(vertx);
     probes.mount(router);
     HttpObserver http = new HttpObserver(telemetry);

@@ -76,6 +76,7 @@ class BulkPriorityTest {
       Map<Integer, String[]> before = threads();
       assertThat(before.values()).as("the collector's threads are there to check")
           .anyMatch(t -> t[0].startsWith("G1 ") || t[0].startsWith("GC Thread"));
+      assertThat(before.values()).as("the JIT compiler's threads are there to check").anyMatch(t -> BulkPriority.compiles(t[0]));
       int lowered = BulkPriority.lowerAllBut(Set.of(keptId.get(), BulkPriority.currentThreadId()), target);
       Map<Integer, String[]> after = threads();
       assertThat(lowered).isPositive();
@@ -87,6 +88,9 @@ class BulkPriorityTest {
         if (was == null || e.getKey() == keptId.get() || e.getKey() == BulkPriority.currentThreadId()) continue;
         if (BulkPriority.stays(was[0])) {
           assertThat(e.getValue()[1]).as("the collector's thread " + was[0]).isEqualTo(was[1]);
+        } else if (BulkPriority.compiles(was[0])) {
+          assertThat(Integer.parseInt(e.getValue()[1])).as("the compiler's thread " + was[0])
+              .isGreaterThanOrEqualTo(Math.min(19, target + BulkPriority.BACKGROUND));
         } else {
           assertThat(Integer.parseInt(e.getValue()[1])).as(was[0]).isGreaterThanOrEqualTo(target);
         }
@@ -125,6 +129,8 @@ class BulkPriorityTest {
   void stays_namesTheCollectorsAndTheVmThreadOnly() {
     assertThat(List.of("GC Thread#0", "G1 Main Marker", "G1 Conc#0", "G1 Refine#0", "G1 Service", "VM Thread", "ZWorker#0"))
         .allMatch(BulkPriority::stays);
+    assertThat(List.of("C2 CompilerThre", "C1 CompilerThre")).allMatch(BulkPriority::compiles);
+    assertThat(List.of("vert.x-eventloo", "VM Thread", "G1 Conc#0", "main")).noneMatch(BulkPriority::compiles);
     assertThat(List.of("C2 CompilerThre", "C1 CompilerThre", "vert.x-eventloo", "vert.x-worker-t", "main", "VM Periodic Tas",
         "packyard-ingest")).noneMatch(BulkPriority::stays);
   }

@@ -25,6 +25,7 @@ import org.packyard.config.ObserveConfig;
 import org.packyard.config.PackyardConfig;
 import org.packyard.config.Policy;
 import org.packyard.config.RepositoryConfig;
+import org.packyard.testkit.LogCapture;
 import org.packyard.testkit.RepoWriter;
 import org.packyard.testkit.RepoWriter.Pkg;
 import org.packyard.testkit.TestServer;
@@ -63,6 +64,27 @@ class ReadinessTest {
       assertThat(new JsonObject(s.get("/readyz").body()).getString("status")).isEqualTo("draining");
       assertThat(s.get("/healthz").statusCode()).isEqualTo(200);
     }
+  }
+
+  @Test
+  void probesListen_startsWithoutVertxWarningOfASecondInstanceOnItsContext() throws Exception {
+    Path up = new RepoWriter().packages(RepoWriter.pkgs(Pkg.of("foo", "1.0-1"))).write(tmp.resolve("up")).root();
+    PackyardConfig cfg = new PackyardConfig(new PackyardConfig.Listen("127.0.0.1", 0), tmp.resolve("data"),
+        List.of(repo("good", up.toUri(), "b1")), null,
+        new ObserveConfig("text", List.of(), new PackyardConfig.Listen("127.0.0.1", 0)));
+    List<String> warnings = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.logging.Logger vertxLog = java.util.logging.Logger.getLogger("io.vertx");
+    var capture = new LogCapture(r -> {
+      if (r.getLevel().intValue() >= java.util.logging.Level.WARNING.intValue()) warnings.add(r.getMessage());
+    });
+    vertxLog.addHandler(capture);
+    try (TestServer s = TestServer.start(cfg, java.time.Clock.systemUTC())) {
+      assertThat(get(s.server.probesPort(), "/readyz").statusCode()).isEqualTo(200);
+    } finally {
+      vertxLog.removeHandler(capture);
+    }
+    // a user sees every warning at start; this one said a second Vert.x instance was made on the server's context
+    assertThat(warnings).noneMatch(m -> m != null && m.contains("already on a Vert.x context"));
   }
 
   @Test
