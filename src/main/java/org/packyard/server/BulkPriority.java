@@ -18,7 +18,8 @@ import java.util.concurrent.Callable;
  * its turn behind the bulk work; and no bulk work runs ahead of the serving threads. Publishes
  * and syncs, and the JIT compilers, run {@value #BACKGROUND} steps lower still ({@link #background},
  * {@link #inBackground}).
- * {@code PackyardServer} enables it when {@code probes_listen} is configured.
+ * {@code PackyardServer} enables it when {@code probes_listen} is configured; without it, only the
+ * background level ({@link #enableBackground}): serving threads keep the process's priority.
  *
  * <p>What it costs: the probe thread sleeps nearly always, so among Packyard's own threads only
  * publishes and syncs lose (they wait for serving when both want a CPU); but the serving threads
@@ -70,8 +71,23 @@ public final class BulkPriority {
    * processes, and a pause is shorter for it.
    */
   public static boolean enable(Set<Integer> keep) {
+    return enable(keep, NICE);
+  }
+
+  /**
+   * Where there is no probe thread to put first ({@code probes_listen} not set): the serving
+   * threads keep the calling thread's level, and publishes, syncs and the JIT compilers run
+   * {@value #BACKGROUND} steps below it, as they do below the serving threads with {@link
+   * #enable}. So reads stay fast while a repository publishes. Returns false (and changes
+   * nothing) where {@link #available} is false.
+   */
+  public static boolean enableBackground() {
+    return enable(Set.of(), 0);
+  }
+
+  private static boolean enable(Set<Integer> keep, int steps) {
     if (!available()) return false;
-    target = Math.min(19, niceOfCurrentThread() + NICE);
+    target = Math.min(19, niceOfCurrentThread() + steps);
     lowerAllBut(keep, target);
     return true;
   }

@@ -140,7 +140,10 @@ public final class PackyardServer implements AutoCloseable {
     return vertx.deployVerticle(() -> new HttpVerticle(), new DeploymentOptions().setInstances(instances))
         .compose(id -> {
           deployments.add(id);
-          if (probesAt == null) return Future.succeededFuture();
+          if (probesAt == null) {
+            BulkPriority.enableBackground(); // publishes, syncs and compiles give way to serving
+            return Future.succeededFuture();
+          }
           // The probe listener's thread is started first, by a thread not yet lowered: it keeps
           // the process's priority, and every other thread goes one notch below it.
           return ProbeListener.start(probesAt, probeRoutes(), config.tls(), telemetry).map(p -> {

@@ -126,6 +126,40 @@ class BulkPriorityTest {
   }
 
   @Test
+  void enableBackground_keepsTheServingLevel_andPutsCompilersAndTasksBelowIt() throws Exception {
+    assumeTrue(BulkPriority.available(), "thread priorities are only lowered on Linux with JDK 22 or later");
+    int mine = nice();
+    assumeTrue(mine <= 19 - BulkPriority.BACKGROUND, "this thread is too low to have a level below it");
+    CountDownLatch started = new CountDownLatch(1), done = new CountDownLatch(1);
+    AtomicInteger otherId = new AtomicInteger();
+    Thread other = parked("serving-thread", otherId, started, done);
+    try {
+      started.await();
+      assertThat(BulkPriority.enableBackground()).isTrue();
+      assertThat(BulkPriority.bulkNice()).as("the serving level: the caller's").isEqualTo(mine);
+      assertThat(nice()).as("the calling thread").isEqualTo(mine);
+      assertThat(niceOf(otherId.get())).as("a thread at the serving level").isEqualTo(mine);
+      Map<Integer, String[]> after = threads();
+      assertThat(after.values()).as("the JIT compiler's threads").filteredOn(t -> BulkPriority.compiles(t[0]))
+          .isNotEmpty().allMatch(t -> Integer.parseInt(t[1]) >= mine + BulkPriority.BACKGROUND);
+      AtomicInteger task = new AtomicInteger(Integer.MIN_VALUE);
+      Thread worker = new Thread(() -> { // a task lowers the thread it runs on for good
+        try {
+          task.set(BulkPriority.inBackground(BulkPriorityTest::nice).call());
+        } catch (Exception e) {
+          throw new AssertionError(e);
+        }
+      });
+      worker.start();
+      worker.join();
+      assertThat(task.get()).as("a publish or a sync").isEqualTo(mine + BulkPriority.BACKGROUND);
+    } finally {
+      done.countDown();
+      other.join();
+    }
+  }
+
+  @Test
   void stays_namesTheCollectorsAndTheVmThreadOnly() {
     assertThat(List.of("GC Thread#0", "G1 Main Marker", "G1 Conc#0", "G1 Refine#0", "G1 Service", "VM Thread", "ZWorker#0"))
         .allMatch(BulkPriority::stays);
