@@ -106,16 +106,7 @@ class BulkPriorityTest {
   void inBackground_runsBelowTheBulkThreads_andIdleAtTheLowest() throws Exception {
     assumeTrue(BulkPriority.available(), "thread priorities are only lowered on Linux with JDK 22 or later");
     int mine = nice();
-    AtomicInteger task = new AtomicInteger(Integer.MIN_VALUE), idle = new AtomicInteger(Integer.MIN_VALUE);
-    Thread t = new Thread(() -> {
-      try {
-        task.set(BulkPriority.inBackground(BulkPriorityTest::nice).call());
-      } catch (Exception e) {
-        throw new AssertionError(e);
-      }
-    });
-    t.start();
-    t.join();
+    AtomicInteger task = new AtomicInteger(taskNice()), idle = new AtomicInteger(Integer.MIN_VALUE);
     Thread i = BulkPriority.idle(() -> idle.set(nice()), "idle-test");
     i.start();
     i.join();
@@ -142,17 +133,7 @@ class BulkPriorityTest {
       Map<Integer, String[]> after = threads();
       assertThat(after.values()).as("the JIT compiler's threads").filteredOn(t -> BulkPriority.compiles(t[0]))
           .isNotEmpty().allMatch(t -> Integer.parseInt(t[1]) >= mine + BulkPriority.BACKGROUND);
-      AtomicInteger task = new AtomicInteger(Integer.MIN_VALUE);
-      Thread worker = new Thread(() -> { // a task lowers the thread it runs on for good
-        try {
-          task.set(BulkPriority.inBackground(BulkPriorityTest::nice).call());
-        } catch (Exception e) {
-          throw new AssertionError(e);
-        }
-      });
-      worker.start();
-      worker.join();
-      assertThat(task.get()).as("a publish or a sync").isEqualTo(mine + BulkPriority.BACKGROUND);
+      assertThat(taskNice()).as("a publish or a sync").isEqualTo(mine + BulkPriority.BACKGROUND);
     } finally {
       done.countDown();
       other.join();
@@ -167,6 +148,24 @@ class BulkPriorityTest {
     assertThat(List.of("vert.x-eventloo", "VM Thread", "G1 Conc#0", "main")).noneMatch(BulkPriority::compiles);
     assertThat(List.of("C2 CompilerThre", "C1 CompilerThre", "vert.x-eventloo", "vert.x-worker-t", "main", "VM Periodic Tas",
         "packyard-ingest")).noneMatch(BulkPriority::stays);
+  }
+
+  /**
+   * The nice value a task wrapped by {@link BulkPriority#inBackground} runs at, on a thread of its
+   * own (a task lowers the thread it runs on for good).
+   */
+  private static int taskNice() throws InterruptedException {
+    AtomicInteger task = new AtomicInteger(Integer.MIN_VALUE);
+    Thread t = new Thread(() -> {
+      try {
+        task.set(BulkPriority.inBackground(BulkPriorityTest::nice).call());
+      } catch (Exception e) {
+        throw new AssertionError(e);
+      }
+    });
+    t.start();
+    t.join();
+    return task.get();
   }
 
   /** A started thread named {@code name} that records its kernel id and waits for {@code done}. */
