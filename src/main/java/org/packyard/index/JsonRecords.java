@@ -3,6 +3,7 @@ package org.packyard.index;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -144,12 +145,7 @@ final class JsonRecords {
    * {@code filelist} table groups them, ordered by filenames as mdapi's query orders them.
    */
   Bytes files(List<FileEntry> files) {
-    try {
-      files(files, buffer.clear());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e); // a byte array does not fail
-    }
-    return buffer;
+    return buffered(to -> files(files, to));
   }
 
   /**
@@ -157,7 +153,7 @@ final class JsonRecords {
    * ingest straight into the record file, so that a package of 20,000 files (a megabyte of JSON)
    * needs no buffer of its size, which G1 would allocate as a humongous object.
    */
-  void files(List<FileEntry> files, java.io.OutputStream to) throws IOException {
+  void files(List<FileEntry> files, OutputStream to) throws IOException {
     Map<String, StringBuilder[]> dirs = new LinkedHashMap<>();
     String lastDir = null;
     StringBuilder[] acc = null;
@@ -196,16 +192,11 @@ final class JsonRecords {
 
   /** {@code {"changelogs":[...],"repo":"}, newest first as mdapi orders them. */
   Bytes changelogs(List<ChangelogEntry> entries) {
-    try {
-      changelogs(entries, buffer.clear());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e); // a byte array does not fail
-    }
-    return buffer;
+    return buffered(to -> changelogs(entries, to));
   }
 
-  /** Writes {@link #changelogs(List)}'s record onto {@code to}, as {@link #files(List, java.io.OutputStream)} does. */
-  void changelogs(List<ChangelogEntry> entries, java.io.OutputStream to) throws IOException {
+  /** Writes {@link #changelogs(List)}'s record onto {@code to}, as {@link #files(List, OutputStream)} does. */
+  void changelogs(List<ChangelogEntry> entries, OutputStream to) throws IOException {
     List<ChangelogEntry> sorted = new ArrayList<>(entries);
     sorted.sort((a, b) -> Long.compare(b.date(), a.date()));
     try (JsonGenerator g = generator(to, CHANGELOGS)) {
@@ -223,8 +214,18 @@ final class JsonRecords {
     }
   }
 
+  /** The record {@code body} writes, in this instance's reused buffer. */
+  private Bytes buffered(RecordFileWriter.Body body) {
+    try {
+      body.writeTo(buffer.clear());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // a byte array does not fail
+    }
+    return buffer;
+  }
+
   /** A generator onto {@code to} after {@code prefix}, which leaves {@code to} open and unflushed when closed. */
-  private static JsonGenerator generator(java.io.OutputStream to, byte[] prefix) throws IOException {
+  private static JsonGenerator generator(OutputStream to, byte[] prefix) throws IOException {
     to.write(prefix, 0, prefix.length);
     return JSON.createGenerator(to).disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET)
         .disable(JsonGenerator.Feature.FLUSH_PASSED_TO_STREAM);
