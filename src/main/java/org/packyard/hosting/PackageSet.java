@@ -54,6 +54,44 @@ final class PackageSet {
     return sorted.values();
   }
 
+  /** The package just before {@code p} in {@link RepoWriter#ORDER}, or null. */
+  HostedPackage lower(HostedPackage p) {
+    return sorted.lowerKey(p);
+  }
+
+  /** The package just after {@code p} in {@link RepoWriter#ORDER}, or null. */
+  HostedPackage higher(HostedPackage p) {
+    return sorted.higherKey(p);
+  }
+
+  /** Its packages' XML in {@link RepoWriter#ORDER}, from wherever a write asks: what {@link RepoWriter#update} walks. */
+  RepoWriter.Sorted<RepoWriter.Source> xml() {
+    return new RepoWriter.Sorted<>() {
+      @Override
+      public int size() {
+        return sorted.size();
+      }
+
+      @Override
+      public java.util.Iterator<RepoWriter.Source> from(RepoWriter.Source from) {
+        // a key of the set's order (name, pkgId) made of the XML alone
+        var it = (from == null ? sorted : sorted.tailMap(new HostedPackage(null, null, null, null, null, null, 0, from), true))
+            .keySet().iterator();
+        return new java.util.Iterator<>() {
+          @Override
+          public boolean hasNext() {
+            return it.hasNext();
+          }
+
+          @Override
+          public RepoWriter.Source next() {
+            return it.next().xml();
+          }
+        };
+      }
+    };
+  }
+
   HostedPackage atLocation(String location) {
     return byLocation.get(location);
   }

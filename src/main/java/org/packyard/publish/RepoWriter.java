@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -267,9 +268,26 @@ public final class RepoWriter {
 
   /**
    * What a write produced: primary, filelists and other (in that order), the table for the next
-   * publish, and how many package chunks were compressed and how many reused.
+   * publish, how many package chunks were compressed and how many reused, and each chunk's first
+   * package (in the table's order): what {@link #update} needs to go straight to the chunks a
+   * change touches. Keep {@code starts} in memory only; after a restart, write in full once.
    */
-  public record Result(List<MetadataFile> files, ChunkTable table, int chunksCompressed, int chunksReused) {}
+  public record Result(List<MetadataFile> files, ChunkTable table, int chunksCompressed, int chunksReused, List<Source> starts) {
+    public Result {
+      starts = List.copyOf(starts);
+    }
+  }
+
+  /**
+   * The packages of a write in {@link #ORDER}, able to start anywhere: what {@link #update} walks
+   * from each chunk a change touches (a sorted map's tail, say).
+   */
+  public interface Sorted<S extends Source> {
+    int size();
+
+    /** The packages from the first one that does not come before {@code from} in {@link #ORDER} (null: from the first), in order. */
+    java.util.Iterator<? extends S> from(Source from);
+  }
 
   /**
    * Writes the three files into {@code dir} from {@code packages}, which must be in {@link #ORDER}
@@ -280,43 +298,151 @@ public final class RepoWriter {
    */
   public Result write(Path dir, Collection<? extends Source> packages, ChunkTable previous, Function<String, Path> previousFiles)
       throws IOException {
-    ChunkCodec codec = ChunkCodec.of(compression);
-    Map<String, ChunkTable.Chunk> reusable = new HashMap<>();
-    if (previous.compression() == compression) for (ChunkTable.Chunk c : previous.chunks()) reusable.put(c.key(), c);
-    int n = packages.size();
-    Out[] outs = new Out[TYPES.size()];
-    FileChannel[] sources = new FileChannel[TYPES.size()];
-    try {
-      for (int t = 0; t < outs.length; t++) {
-        outs[t] = new Out(dir.resolve(TYPES.get(t) + ".xml." + compression.extension()), codec, openChecksums, sync);
-        outs[t].raw(codec.begin());
-        outs[t].compress(bytes(String.format(HEADERS[t], n)));
-      }
-      List<ChunkTable.Chunk> chunks = new ArrayList<>();
-      List<Source> current = new ArrayList<>();
-      MessageDigest key = MetadataFile.newSha256();
-      int count = 0, compressed = 0, reused = 0;
-      Source last = null;
-      byte[] pk = new byte[KEY_BYTES];
-      Chunker chunker = new Chunker(outs, sources, previous, previousFiles, codec);
-      for (Source p : packages) {
-        if (last != null && order(last, p) >= 0) {
-          throw new IllegalArgumentException("packages must be sorted by name then pkgId without duplicates: "
-              + last.name() + " " + last.pkgId() + " then " + p.name() + " " + p.pkgId());
+    try (Walk w = new Walk(dir, packages.size(), previous, previousFiles)) {
+      for (Source p : packages) w.take(p);
+      return w.end();
+    }
+  }
+
+  /**
+   * As {@link #write}, but walking only the chunks that {@code changed} touches: {@code previous}
+   * and {@code starts} are the last write's table and {@link Result#starts} (made from the
+   * packages as they were then), {@code changed} every package added since (now in {@code
+   * packages}) or removed (no longer in it). A chunk no change falls in (from its first package to
+   * the next chunk's) is reused without reading its packages at all; from a touched one the writer
+   * walks {@code packages} until its chunks line up with the old ones again. The files and table
+   * are those {@link #write} makes of the same packages: the cost of a publish is that of what
+   * changed, not of the repository (at 100,000 packages, walking them all took a third of a
+   * publish). With open checksums, or when {@code starts} does not fit {@code previous}, it is
+   * {@link #write} over every package.
+   */
+  public Result update(Path dir, Sorted<? extends Source> packages, ChunkTable previous, List<? extends Source> starts,
+      Collection<? extends Source> changed, Function<String, Path> previousFiles) throws IOException {
+    List<ChunkTable.Chunk> old = previous.chunks();
+    if (openChecksums || old.isEmpty() || starts.size() != old.size() || previous.compression() != compression) {
+      List<Source> all = new ArrayList<>(packages.size());
+      for (var it = packages.from(null); it.hasNext();) all.add(it.next());
+      return write(dir, all, previous, previousFiles);
+    }
+    int m = old.size();
+    boolean[] touched = new boolean[m];
+    for (Source c : changed) touched[chunkOf(starts, c)] = true;
+    try (Walk w = new Walk(dir, packages.size(), previous, previousFiles)) {
+      int i = 0;
+      while (i < m) {
+        if (!touched[i]) {
+          w.reuse(old.get(i), starts.get(i));
+          i++;
+          continue;
         }
-        last = p;
-        count++;
-        current.add(p);
-        p.key(pk, 0);
-        key.update(pk);
-        if (boundary(pk, chunkPackages) || current.size() >= 4 * chunkPackages) {
-          if (chunker.flush(current, HexFormat.of().formatHex(key.digest()), reusable, chunks)) reused++; else compressed++;
-          current.clear();
+        // From chunk i's first package (or where it was), take packages until one starts an
+        // untouched old chunk right after a chunk ended: from there on the old chunks stand.
+        var it = packages.from(i == 0 ? null : starts.get(i));
+        int j = i + 1;
+        boolean aligned = false;
+        w.last = null;
+        while (it.hasNext()) {
+          Source p = it.next();
+          while (j < m && order(starts.get(j), p) < 0) j++;
+          if (j < m && w.current.isEmpty() && !touched[j] && same(starts.get(j), p)) {
+            aligned = true;
+            break;
+          }
+          w.take(p);
         }
+        i = aligned ? j : m;
       }
-      if (!current.isEmpty()) {
-        if (chunker.flush(current, HexFormat.of().formatHex(key.digest()), reusable, chunks)) reused++; else compressed++;
+      return w.end();
+    }
+  }
+
+  /** The chunk whose packages {@code p} falls among: the last one starting at or before it (the first for one before them all). */
+  private static int chunkOf(List<? extends Source> starts, Source p) {
+    int lo = 0, hi = starts.size() - 1;
+    while (lo < hi) {
+      int mid = (lo + hi + 1) >>> 1;
+      if (order(starts.get(mid), p) <= 0) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** The same package: same name and pkgId ({@link #ORDER}) and the same key (so the same location). */
+  private static boolean same(Source a, Source b) {
+    if (a == b) return true;
+    if (order(a, b) != 0) return false;
+    byte[] ka = new byte[KEY_BYTES], kb = new byte[KEY_BYTES];
+    a.key(ka, 0);
+    b.key(kb, 0);
+    return Arrays.equals(ka, kb);
+  }
+
+  /** One write: the three files, the chunk being gathered, and what was written so far. */
+  private final class Walk implements AutoCloseable {
+    private final int n;
+    private final ChunkCodec codec;
+    private final Map<String, ChunkTable.Chunk> reusable = new HashMap<>();
+    private final Out[] outs = new Out[TYPES.size()];
+    private final FileChannel[] sources = new FileChannel[TYPES.size()];
+    private final Chunker chunker;
+    private final List<ChunkTable.Chunk> chunks = new ArrayList<>();
+    private final List<Source> starts = new ArrayList<>();
+    private final List<Source> current = new ArrayList<>();
+    private final MessageDigest key = MetadataFile.newSha256();
+    private final byte[] pk = new byte[KEY_BYTES];
+    private int count, compressed, reused;
+    /** The package taken last, to check the order; null at the start of a walk. */
+    Source last;
+
+    Walk(Path dir, int n, ChunkTable previous, Function<String, Path> previousFiles) throws IOException {
+      this.n = n;
+      this.codec = ChunkCodec.of(compression);
+      if (previous.compression() == compression) for (ChunkTable.Chunk c : previous.chunks()) reusable.put(c.key(), c);
+      chunker = new Chunker(outs, sources, previous, previousFiles, codec);
+      try {
+        for (int t = 0; t < outs.length; t++) {
+          outs[t] = new Out(dir.resolve(TYPES.get(t) + ".xml." + compression.extension()), codec, openChecksums, sync);
+          outs[t].raw(codec.begin());
+          outs[t].compress(bytes(String.format(HEADERS[t], n)));
+        }
+      } catch (IOException | RuntimeException e) {
+        close();
+        throw e;
       }
+    }
+
+    /** The next package: a chunk ends after it when its key falls on a boundary, or the chunk is full. */
+    void take(Source p) throws IOException {
+      if (last != null && order(last, p) >= 0) {
+        throw new IllegalArgumentException("packages must be sorted by name then pkgId without duplicates: "
+            + last.name() + " " + last.pkgId() + " then " + p.name() + " " + p.pkgId());
+      }
+      last = p;
+      count++;
+      current.add(p);
+      p.key(pk, 0);
+      key.update(pk);
+      if (boundary(pk, chunkPackages) || current.size() >= 4 * chunkPackages) flush();
+    }
+
+    /** The previous write's chunk {@code c}, whose first package is {@code first}, as it was; between two chunks only. */
+    void reuse(ChunkTable.Chunk c, Source first) throws IOException {
+      if (!current.isEmpty()) throw new IllegalStateException("a reused chunk inside a chunk");
+      starts.add(first);
+      count += c.packages();
+      chunker.reuse(c, chunks);
+      reused++;
+    }
+
+    private void flush() throws IOException {
+      starts.add(current.get(0));
+      if (chunker.flush(current, HexFormat.of().formatHex(key.digest()), reusable, chunks)) reused++;
+      else compressed++;
+      current.clear();
+    }
+
+    Result end() throws IOException {
+      if (!current.isEmpty()) flush();
       chunker.finish(chunks);
       if (count != n) throw new IllegalArgumentException("packages held " + count + " packages, but its size() said " + n);
       List<MetadataFile> files = new ArrayList<>();
@@ -328,8 +454,11 @@ public final class RepoWriter {
         files.add(f);
         blobs.put(f.type(), f.sha256());
       }
-      return new Result(List.copyOf(files), new ChunkTable(compression, blobs, chunks), compressed, reused);
-    } finally {
+      return new Result(List.copyOf(files), new ChunkTable(compression, blobs, chunks), compressed, reused, starts);
+    }
+
+    @Override
+    public void close() throws IOException {
       for (Out o : outs) if (o != null) o.ch.close();
       for (FileChannel s : sources) if (s != null) s.close();
     }
@@ -385,7 +514,7 @@ public final class RepoWriter {
     private final java.util.ArrayDeque<byte[]> spare = new java.util.ArrayDeque<>();
 
     /** A chunk not yet written: {@code old} when reused, else one compression per type over {@code open}. */
-    private record Pending(String key, List<Source> packages, ChunkTable.Chunk old, byte[][] open, int[] lengths,
+    private record Pending(String key, int count, List<Source> packages, ChunkTable.Chunk old, byte[][] open, int[] lengths,
         List<java.util.concurrent.Future<ChunkCodec.Compressed>> compressed) {}
 
     Chunker(Out[] outs, FileChannel[] sources, ChunkTable previous, Function<String, Path> previousFiles, ChunkCodec codec) {
@@ -408,7 +537,7 @@ public final class RepoWriter {
       for (int t = 0; reuse && t < outs.length; t++) reuse = old.pieces().get(t).openSize() == openSizes[t];
       List<Source> held = List.copyOf(packages);
       if (reuse) {
-        pending.add(new Pending(key, held, old, null, null, null));
+        pending.add(new Pending(key, held.size(), held, old, null, null, null));
       } else {
         byte[][] open = new byte[outs.length][];
         int[] lengths = new int[outs.length];
@@ -428,10 +557,17 @@ public final class RepoWriter {
           int n = len;
           jobs.add(COMPRESSORS.submit(() -> codec.compress(buf, n)));
         }
-        pending.add(new Pending(key, held, null, open, lengths, jobs));
+        pending.add(new Pending(key, held.size(), held, null, open, lengths, jobs));
       }
       while (pending.size() > IN_FLIGHT) write(pending.poll(), chunks);
       return reuse;
+    }
+
+    /** Takes the previous write's chunk {@code old} as it is, its packages unread (no open checksums). */
+    void reuse(ChunkTable.Chunk old, List<ChunkTable.Chunk> chunks) throws IOException {
+      if (outs[0].open != null) throw new IllegalStateException("open checksums read every package");
+      pending.add(new Pending(old.key(), old.packages(), null, old, null, null, null));
+      while (pending.size() > IN_FLIGHT) write(pending.poll(), chunks);
     }
 
     /** Writes every chunk taken and not yet written. */
@@ -443,8 +579,7 @@ public final class RepoWriter {
       List<ChunkTable.Piece> pieces = new ArrayList<>(outs.length);
       for (int t = 0; t < outs.length; t++) {
         if (c.old() != null) {
-          for (Source p : c.packages()) {
-            if (outs[t].open == null) break;
+          for (Source p : outs[t].open == null ? List.<Source>of() : c.packages()) {
             byte[] f = p.fragment(t);
             outs[t].open.update(f);
             if (needsNewline(f)) outs[t].open.update((byte) '\n');
@@ -465,7 +600,7 @@ public final class RepoWriter {
           if (spare.size() < IN_FLIGHT * outs.length) spare.add(c.open()[t]);
         }
       }
-      chunks.add(new ChunkTable.Chunk(c.key(), c.packages().size(), pieces));
+      chunks.add(new ChunkTable.Chunk(c.key(), c.count(), pieces));
     }
 
     /** A buffer of at least {@code size} bytes: a spare one when one is large enough. */

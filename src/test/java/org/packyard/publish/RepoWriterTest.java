@@ -188,6 +188,79 @@ class RepoWriterTest {
     assertThat(RpmMdFragments.open(second.files().get(2).path())).isEqualTo(document(2, plus));
   }
 
+  /**
+   * An update that walks only the chunks its changes touch writes what a full write of the same
+   * packages writes: the same bytes, table and chunk starts, round after round of random adds and
+   * removes (before the first package, after the last, a chunk's first package). At one chunk end
+   * in two, runs of eight packages with no boundary are common, so chunks cut for being full (whose
+   * ends move when a package comes or goes before them) are among those changed.
+   */
+  @ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(ints = {2, 25})
+  void update_walksOnlyTheTouchedChunks_andWritesWhatAFullWriteWrites(int every) throws Exception {
+    java.util.Random random = new java.util.Random(every);
+    TreeSet<PackageXml> set = new TreeSet<>(RepoWriter.ORDER);
+    int made = 0;
+    for (; made < 1500; made++) set.add(RpmMdFragments.synthetic("n" + random.nextInt(400), made));
+    RepoWriter writer = new RepoWriter(MetadataCompression.GZ, every).withoutOpenChecksums();
+    RepoWriter.Result prev = writer.write(Files.createDirectories(tmp.resolve("u0")), List.copyOf(set), ChunkTable.EMPTY, lookup);
+    remember(prev);
+    assertThat(prev.table().chunks()).as("some chunk was cut for being full").anyMatch(c -> c.packages() == 4 * every);
+    long walked = 0, sized = 0;
+    for (int round = 1; round <= 30; round++) {
+      List<PackageXml> changed = new ArrayList<>();
+      for (int k = 1 + random.nextInt(4); k > 0; k--) {
+        PackageXml p = switch (random.nextInt(6)) {
+          case 0 -> RpmMdFragments.synthetic("0first", made++);
+          case 1 -> RpmMdFragments.synthetic("zz-last", made++);
+          case 2 -> (PackageXml) prev.starts().get(random.nextInt(prev.starts().size())); // a chunk's first package
+          case 3 -> List.copyOf(set).get(random.nextInt(set.size()));
+          default -> RpmMdFragments.synthetic("n" + random.nextInt(400), made++);
+        };
+        if (!set.remove(p)) set.add(p);
+        changed.add(p);
+      }
+      long[] count = {0};
+      RepoWriter.Sorted<PackageXml> sorted = new RepoWriter.Sorted<>() {
+        public int size() {
+          return set.size();
+        }
+
+        public java.util.Iterator<PackageXml> from(RepoWriter.Source from) {
+          var it = (from == null ? set : set.tailSet((PackageXml) from, true)).iterator();
+          return new java.util.Iterator<>() {
+            public boolean hasNext() {
+              return it.hasNext();
+            }
+
+            public PackageXml next() {
+              count[0]++;
+              return it.next();
+            }
+          };
+        }
+      };
+      RepoWriter.Result inc = writer.update(Files.createDirectories(tmp.resolve("u" + round)), sorted, prev.table(), prev.starts(),
+          changed, lookup);
+      RepoWriter.Result full = writer.write(Files.createDirectories(tmp.resolve("f" + round)), List.copyOf(set), ChunkTable.EMPTY, lookup);
+      for (int t = 0; t < 3; t++) assertThat(inc.files().get(t).sha256()).as("round " + round).isEqualTo(full.files().get(t).sha256());
+      assertThat(inc.table()).isEqualTo(full.table());
+      assertThat(inc.starts()).isEqualTo(full.starts());
+      assertThat(inc.chunksCompressed() + inc.chunksReused()).isEqualTo(inc.table().chunks().size());
+      assertReusedBytesIdentical(prev, inc);
+      walked += count[0];
+      sized += set.size();
+      remember(inc);
+      prev = inc;
+    }
+    assertThat(RpmMdFragments.open(prev.files().get(0).path())).isEqualTo(document(0, List.copyOf(set)));
+    assertThat(walked).as("packages walked, of all the packages of 30 writes").isLessThan(sized / 4);
+  }
+
+  private void remember(RepoWriter.Result r) {
+    for (MetadataFile f : r.files()) blobs.put(f.sha256(), f.path());
+  }
+
   @Test
   void documentStream_isTheWrittenFilesBytes() throws Exception {
     List<PackageXml> base = new ArrayList<>();
