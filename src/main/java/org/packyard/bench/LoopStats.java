@@ -31,7 +31,8 @@ final class LoopStats {
   static final int OPENED = 4;
   static final int OPENED_WARMUP = 5;
   static final int ERRORS = 6;
-  static final int KINDS = 7;
+  static final int RETIRED_IDLE = 7;
+  static final int KINDS = 8;
   static final int SIZE = KINDS + ErrorKind.values().length;
 
   final AtomicLongArray counters = new AtomicLongArray(SIZE);
@@ -69,6 +70,11 @@ final class LoopStats {
 
   void connectionOpened() {
     add(System.nanoTime() >= plan.measureStart ? OPENED : OPENED_WARMUP, 1);
+  }
+
+  /** A connection was closed instead of reused, idle too long; counted from the measured time on, like opened. */
+  void retiredIdle(long now) {
+    if (now >= plan.measureStart) add(RETIRED_IDLE, 1);
   }
 
   void connected(long nanos) {

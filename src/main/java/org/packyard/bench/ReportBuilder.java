@@ -62,7 +62,7 @@ final class ReportBuilder {
     for (EventLoop l : loops) connect.add(l.stats.connect);
     long opened = c[LoopStats.OPENED];
     Report.Connections connections = new Report.Connections(opened, c[LoopStats.OPENED_WARMUP],
-        opened == 0 ? null : round((double) requests / opened, 1), summary(connect));
+        opened == 0 ? null : round((double) requests / opened, 1), summary(connect), c[LoopStats.RETIRED_IDLE]);
     Report.Generator generator = generator(elapsed);
     Report.Server srv = server == null ? null : new Report.Server(server.pid(),
         known(s.serverCpuSeconds > 0 ? s.serverCpuSum / s.serverCpuSeconds : Double.NaN, 1), known(s.serverCpuMax, 1),
