@@ -85,6 +85,7 @@ final class HttpConnection implements ResponseParser.Sink {
       close();
       loop.stats.retiredIdle(started);
     }
+    e.idleBefore = channel == null ? -1 : started - idleSince;
     if (channel == null) {
       connect();
     } else {

@@ -32,7 +32,10 @@ final class LoopStats {
   static final int OPENED_WARMUP = 5;
   static final int ERRORS = 6;
   static final int RETIRED_IDLE = 7;
-  static final int KINDS = 8;
+  /** Resets split by whether the request opened its connection or reused one. */
+  static final int RESETS_NEW = 8;
+  static final int RESETS_REUSED = 9;
+  static final int KINDS = 10;
   static final int SIZE = KINDS + ErrorKind.values().length;
 
   final AtomicLongArray counters = new AtomicLongArray(SIZE);
@@ -44,6 +47,8 @@ final class LoopStats {
   final SingleWriterRecorder correctedBody;
   final PhaseStats[] phases;
   final Histogram connect = new Histogram(3);
+  /** The longest a reused connection had been idle before a request on it was reset, or -1; read after the loop. */
+  long resetIdleMax = -1;
   private final Plan plan;
 
   LoopStats(Plan plan, int phases) {
@@ -94,6 +99,7 @@ final class LoopStats {
     } else {
       add(ERRORS, 1);
       add(KINDS + e.error.ordinal(), 1);
+      if (e.error == ErrorKind.RESET) reset(e.idleBefore);
     }
     PhaseStats p = phases[e.phase];
     p.requests++;
@@ -114,6 +120,19 @@ final class LoopStats {
       p.latency.recordValue(micros(e.end - start));
     } else if (e.sent != 0) {
       p.latency.recordValue(micros(e.end - e.sent));
+    }
+  }
+
+  /**
+   * A reset on a reused connection that had been idle long is likely the keep-alive race (the
+   * server's idle timeout closed it as the request went out); a reset on a new one cannot be.
+   */
+  private void reset(long idleBefore) {
+    if (idleBefore < 0) {
+      add(RESETS_NEW, 1);
+    } else {
+      add(RESETS_REUSED, 1);
+      resetIdleMax = Math.max(resetIdleMax, idleBefore);
     }
   }
 

@@ -60,9 +60,12 @@ public record Report(
 
   /**
    * {@code opened} during the measured time; reuse is requests per opened connection; {@code
-   * retired_idle} were closed instead of reused, idle over 118 s as curl does.
+   * retired_idle} were closed instead of reused, idle over 118 s as curl does. The reset errors
+   * split into those on a connection the request opened and those on a reused one, with the
+   * longest that a reused one had been idle before its reset (null without such resets).
    */
-  public record Connections(long opened, long openedInWarmup, Double requestsPerConnection, Summary connectMs, long retiredIdle) {}
+  public record Connections(long opened, long openedInWarmup, Double requestsPerConnection, Summary connectMs, long retiredIdle,
+      long resetsNew, long resetsReused, Double resetsReusedIdleMaxS) {}
 
   /** One phase (a dnf step, an mdapi route, the file); a dnf "session" counts sessions. */
   public record Phase(long requests, long successes, long errors, Map<String, Long> errorsByKind, double mb, boolean corrected,

@@ -44,6 +44,10 @@ final class Table {
       line(b, "  errors       %s", s.toString().strip());
     }
     Report.Connections cn = r.connections();
+    if (cn.resetsNew() + cn.resetsReused() > 0) {
+      line(b, "  resets       %,d on new connections, %,d on reused ones%s", cn.resetsNew(), cn.resetsReused(),
+          cn.resetsReusedIdleMaxS() == null ? "" : ", idle up to " + ms(cn.resetsReusedIdleMaxS() * 1000) + " before");
+    }
     String reuse = cn.requestsPerConnection() != null
         ? String.format(Locale.ROOT, "%s requests per connection", num(cn.requestsPerConnection()))
         : "every request reused a connection opened in warm-up";

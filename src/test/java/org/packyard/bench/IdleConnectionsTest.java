@@ -3,7 +3,10 @@ package org.packyard.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
+import io.vertx.core.net.NetServer;
+import io.vertx.core.net.NetServerOptions;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
@@ -13,18 +16,30 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** Connections idle past the maximum age are retired, as curl does. */
+/**
+ * Connections idle past the maximum age are retired, as curl does, and a reset tells whether
+ * its connection was new or reused, and how long a reused one had been idle.
+ */
 class IdleConnectionsTest {
   private static final long AGE = TimeUnit.MILLISECONDS.toNanos(200);
   private static Vertx vertx;
   private static HttpServer counting;
   private static final AtomicInteger accepted = new AtomicInteger();
+  private static NetServer resetsSecond;
 
   @BeforeAll
   static void start() throws Exception {
     vertx = Vertx.vertx();
     counting = vertx.createHttpServer().connectionHandler(c -> accepted.incrementAndGet()).requestHandler(req -> req.response().end("ok"))
         .listen(0, "127.0.0.1").await(10, TimeUnit.SECONDS);
+    // Answers the first request on a connection; on reading the second, closes with SO_LINGER 0: a reset.
+    resetsSecond = vertx.createNetServer(new NetServerOptions().setSoLinger(0)).connectHandler(s -> {
+      AtomicInteger requests = new AtomicInteger();
+      s.handler(b -> {
+        if (requests.incrementAndGet() == 1) s.write(Buffer.buffer("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"));
+        else s.close();
+      });
+    }).listen(0, "127.0.0.1").await(10, TimeUnit.SECONDS);
   }
 
   @AfterAll
@@ -43,6 +58,7 @@ class IdleConnectionsTest {
 
       assertThat(accepted.get() - before).as("connections the server accepted").isEqualTo(2);
       assertThat(second.error).isNull();
+      assertThat(second.idleBefore).as("on a new connection").isEqualTo(-1);
       assertThat(c.loop.stats.counters.get(LoopStats.RETIRED_IDLE)).isEqualTo(1);
     }
   }
@@ -56,8 +72,37 @@ class IdleConnectionsTest {
 
       assertThat(accepted.get() - before).as("connections the server accepted").isEqualTo(1);
       assertThat(second.error).isNull();
+      assertThat(second.idleBefore).as("on the reused connection").isNotNegative();
       assertThat(c.loop.stats.counters.get(LoopStats.RETIRED_IDLE)).isZero();
     }
+  }
+
+  @Test
+  void resetOnAReusedConnection_isCountedAsSuch_withItsIdleAge() throws Exception {
+    long idle = TimeUnit.MILLISECONDS.toNanos(100);
+    try (Client c = new Client(resetsSecond.actualPort())) {
+      assertThat(c.get().error).isNull();
+      c.idleFor(idle);
+      Exchange second = c.get();
+
+      assertThat(second.error).as("a reset is still an error").isEqualTo(ErrorKind.RESET);
+      LoopStats s = c.loop.stats;
+      assertThat(s.counters.get(LoopStats.KINDS + ErrorKind.RESET.ordinal())).isEqualTo(1);
+      assertThat(s.counters.get(LoopStats.RESETS_REUSED)).isEqualTo(1);
+      assertThat(s.counters.get(LoopStats.RESETS_NEW)).isZero();
+      assertThat(s.resetIdleMax).as("idle before the reset, at least what the test waited").isGreaterThan(idle);
+    }
+  }
+
+  @Test
+  void resetOnAReusedConnection_inTheReport() throws Exception {
+    Report r = Opts.url("http://127.0.0.1:" + resetsSecond.actualPort() + "/").connections(1).requests(2).run();
+
+    assertThat(r.errorsByKind()).containsEntry("reset", 1L);
+    assertThat(r.connections().resetsReused()).isEqualTo(1);
+    assertThat(r.connections().resetsNew()).isZero();
+    assertThat(r.connections().resetsReusedIdleMaxS()).isNotNull().isNotNegative();
+    assertThat(Table.render(r)).contains("resets       0 on new connections, 1 on reused ones, idle up to ");
   }
 
   /** One connection on an event loop that the test thread turns by hand, so the test decides when to send. */
