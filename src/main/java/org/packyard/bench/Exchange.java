@@ -43,6 +43,8 @@ final class Exchange {
   long end;
   long bodyBytes;
   long wireBytes;
+  /** How long the connection had been idle before this request; -1 when this request opened it. */
+  long idleBefore = -1;
   ErrorKind error;
 
   Exchange(Listener listener) {
@@ -56,6 +58,7 @@ final class Exchange {
     end = 0;
     bodyBytes = 0;
     wireBytes = 0;
+    idleBefore = -1;
     error = null;
   }
 

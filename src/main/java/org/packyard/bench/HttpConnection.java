@@ -10,16 +10,25 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One keep-alive HTTP/1.1 connection, confined to its event loop: writes a GET, lets a {@link
  * ResponseParser} read the answer, verifies size and checksum when asked, and reconnects on the
- * next request after the server closed it. One exchange at a time; no pipelining.
+ * next request after the server closed it or after it was idle longer than {@link #MAX_IDLE_NANOS}.
+ * One exchange at a time; no pipelining.
  */
 final class HttpConnection implements ResponseParser.Sink {
   static final int BUFFER = 32 * 1024;
   static final int REQUEST_BUFFER = 4 * 1024;
   private static final byte[] GET = "GET ".getBytes(StandardCharsets.US_ASCII);
+  /**
+   * A connection idle longer than this is closed, not reused: curl's default CURLOPT_MAXAGE_CONN
+   * (118 s since curl 7.65.0), which dnf inherits through librepo. It stays under the common 120 s
+   * server idle timeout (Packyard's), so a request is not written into a connection the server is
+   * closing at that moment, a reset no real client would see.
+   */
+  static final long MAX_IDLE_NANOS = TimeUnit.SECONDS.toNanos(118);
 
   private final EventLoop loop;
   private final byte[] tail;
@@ -36,6 +45,9 @@ final class HttpConnection implements ResponseParser.Sink {
   private long started;
   private MessageDigest digest;
   private ErrorKind deferred;
+  private long maxIdleNanos = MAX_IDLE_NANOS;
+  /** When the last exchange on the open connection ended. */
+  private long idleSince;
 
   HttpConnection(EventLoop loop, byte[] hostHeader) {
     this.loop = loop;
@@ -57,6 +69,11 @@ final class HttpConnection implements ResponseParser.Sink {
     return ex != null;
   }
 
+  /** For tests: a shorter {@link #MAX_IDLE_NANOS}. */
+  void maxIdle(long nanos) {
+    maxIdleNanos = nanos;
+  }
+
   /** Starts {@code e}; its listener is told when it ends, never from inside this call. */
   void send(Exchange e) {
     if (ex != null) throw new IllegalStateException("connection busy");
@@ -64,6 +81,11 @@ final class HttpConnection implements ResponseParser.Sink {
     ex = e;
     parser.start();
     started = System.nanoTime();
+    if (channel != null && started - idleSince > maxIdleNanos) {
+      close();
+      loop.stats.retiredIdle(started);
+    }
+    e.idleBefore = channel == null ? -1 : started - idleSince;
     if (channel == null) {
       connect();
     } else {
@@ -216,6 +238,7 @@ final class HttpConnection implements ResponseParser.Sink {
     if (err == null) err = e.listener.check(e);
     e.error = err;
     if (transport != null || !parser.reusable()) close();
+    idleSince = e.end;
     ex = null;
     loop.stats.record(e);
     e.listener.done(e);

@@ -31,7 +31,11 @@ final class LoopStats {
   static final int OPENED = 4;
   static final int OPENED_WARMUP = 5;
   static final int ERRORS = 6;
-  static final int KINDS = 7;
+  static final int RETIRED_IDLE = 7;
+  /** Resets split by whether the request opened its connection or reused one. */
+  static final int RESETS_NEW = 8;
+  static final int RESETS_REUSED = 9;
+  static final int KINDS = 10;
   static final int SIZE = KINDS + ErrorKind.values().length;
 
   final AtomicLongArray counters = new AtomicLongArray(SIZE);
@@ -43,6 +47,8 @@ final class LoopStats {
   final SingleWriterRecorder correctedBody;
   final PhaseStats[] phases;
   final Histogram connect = new Histogram(3);
+  /** The longest a reused connection had been idle before a request on it was reset, or -1; read after the loop. */
+  long resetIdleMax = -1;
   private final Plan plan;
 
   LoopStats(Plan plan, int phases) {
@@ -71,6 +77,11 @@ final class LoopStats {
     add(System.nanoTime() >= plan.measureStart ? OPENED : OPENED_WARMUP, 1);
   }
 
+  /** A connection was closed instead of reused, idle too long; counted from the measured time on, like opened. */
+  void retiredIdle(long now) {
+    if (now >= plan.measureStart) add(RETIRED_IDLE, 1);
+  }
+
   void connected(long nanos) {
     connect.recordValue(micros(nanos));
   }
@@ -88,6 +99,7 @@ final class LoopStats {
     } else {
       add(ERRORS, 1);
       add(KINDS + e.error.ordinal(), 1);
+      if (e.error == ErrorKind.RESET) reset(e.idleBefore);
     }
     PhaseStats p = phases[e.phase];
     p.requests++;
@@ -108,6 +120,19 @@ final class LoopStats {
       p.latency.recordValue(micros(e.end - start));
     } else if (e.sent != 0) {
       p.latency.recordValue(micros(e.end - e.sent));
+    }
+  }
+
+  /**
+   * A reset on a reused connection that had been idle long is likely the keep-alive race (the
+   * server's idle timeout closed it as the request went out); a reset on a new one cannot be.
+   */
+  private void reset(long idleBefore) {
+    if (idleBefore < 0) {
+      add(RESETS_NEW, 1);
+    } else {
+      add(RESETS_REUSED, 1);
+      resetIdleMax = Math.max(resetIdleMax, idleBefore);
     }
   }
 

@@ -58,8 +58,14 @@ public record Report(
   /** A latency distribution in milliseconds, from an HdrHistogram at 3 significant digits. */
   public record Summary(long count, double min, double mean, double p50, double p90, double p99, double p99_9, double max) {}
 
-  /** {@code opened} during the measured time; reuse is requests per opened connection. */
-  public record Connections(long opened, long openedInWarmup, Double requestsPerConnection, Summary connectMs) {}
+  /**
+   * {@code opened} during the measured time; reuse is requests per opened connection; {@code
+   * retired_idle} were closed instead of reused, idle over 118 s as curl does. The reset errors
+   * split into those on a connection the request opened and those on a reused one, with the
+   * longest that a reused one had been idle before its reset (null without such resets).
+   */
+  public record Connections(long opened, long openedInWarmup, Double requestsPerConnection, Summary connectMs, long retiredIdle,
+      long resetsNew, long resetsReused, Double resetsReusedIdleMaxS) {}
 
   /** One phase (a dnf step, an mdapi route, the file); a dnf "session" counts sessions. */
   public record Phase(long requests, long successes, long errors, Map<String, Long> errorsByKind, double mb, boolean corrected,

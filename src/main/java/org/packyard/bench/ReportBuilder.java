@@ -61,8 +61,11 @@ final class ReportBuilder {
     Histogram connect = new Histogram(3);
     for (EventLoop l : loops) connect.add(l.stats.connect);
     long opened = c[LoopStats.OPENED];
+    long resetIdleMax = -1;
+    for (EventLoop l : loops) resetIdleMax = Math.max(resetIdleMax, l.stats.resetIdleMax);
     Report.Connections connections = new Report.Connections(opened, c[LoopStats.OPENED_WARMUP],
-        opened == 0 ? null : round((double) requests / opened, 1), summary(connect));
+        opened == 0 ? null : round((double) requests / opened, 1), summary(connect), c[LoopStats.RETIRED_IDLE],
+        c[LoopStats.RESETS_NEW], c[LoopStats.RESETS_REUSED], resetIdleMax < 0 ? null : round(resetIdleMax / 1e9, 3));
     Report.Generator generator = generator(elapsed);
     Report.Server srv = server == null ? null : new Report.Server(server.pid(),
         known(s.serverCpuSeconds > 0 ? s.serverCpuSum / s.serverCpuSeconds : Double.NaN, 1), known(s.serverCpuMax, 1),

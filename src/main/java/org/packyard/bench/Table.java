@@ -44,12 +44,17 @@ final class Table {
       line(b, "  errors       %s", s.toString().strip());
     }
     Report.Connections cn = r.connections();
+    if (cn.resetsNew() + cn.resetsReused() > 0) {
+      line(b, "  resets       %,d on new connections, %,d on reused ones%s", cn.resetsNew(), cn.resetsReused(),
+          cn.resetsReusedIdleMaxS() == null ? "" : ", idle up to " + ms(cn.resetsReusedIdleMaxS() * 1000) + " before");
+    }
     String reuse = cn.requestsPerConnection() != null
         ? String.format(Locale.ROOT, "%s requests per connection", num(cn.requestsPerConnection()))
         : "every request reused a connection opened in warm-up";
     String warmConns = cn.openedInWarmup() > 0 ? String.format(Locale.ROOT, " (+%,d in warm-up)", cn.openedInWarmup()) : "";
     String connect = cn.connectMs() != null ? ", connect p50 " + ms(cn.connectMs().p50()) + " max " + ms(cn.connectMs().max()) : "";
-    line(b, "  connections  %,d opened%s, %s%s", cn.opened(), warmConns, reuse, connect);
+    String retired = cn.retiredIdle() > 0 ? String.format(Locale.ROOT, ", %,d retired idle", cn.retiredIdle()) : "";
+    line(b, "  connections  %,d opened%s, %s%s%s", cn.opened(), warmConns, reuse, connect, retired);
     if (r.unfinished() > 0 || r.behindSchedule() > 0) {
       line(b, "  not counted  %,d in flight at the end%s", r.unfinished(),
           r.behindSchedule() > 0 ? String.format(Locale.ROOT, ", %,d due but never started", r.behindSchedule()) : "");

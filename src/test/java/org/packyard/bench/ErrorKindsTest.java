@@ -94,6 +94,9 @@ class ErrorKindsTest {
 
     assertThat(r.errorsByKind()).containsEntry("reset", 20L);
     assertThat(r.connections().opened()).as("every reset costs a connection").isEqualTo(20);
+    assertThat(r.connections().resetsNew()).as("each on the connection its request opened").isEqualTo(20);
+    assertThat(r.connections().resetsReused()).isZero();
+    assertThat(r.connections().resetsReusedIdleMaxS()).isNull();
   }
 
   @Test

@@ -60,6 +60,8 @@ class ReportTest {
     assertThat(names(j.get("latency_ms"))).containsExactly("ttfb", "body", "corrected_ttfb", "corrected_body");
     assertThat(names(j.get("latency_ms").get("corrected_body")))
         .containsExactly("count", "min", "mean", "p50", "p90", "p99", "p99_9", "max");
+    assertThat(names(j.get("connections"))).containsExactly("opened", "opened_in_warmup", "requests_per_connection", "connect_ms",
+        "retired_idle", "resets_new", "resets_reused", "resets_reused_idle_max_s");
     assertThat(names(j.get("throughput"))).contains("requests_per_s", "mb_per_s", "body_mb_per_s", "target_rate");
     assertThat(names(j.get("timeseries"))).contains("t", "requests_per_s", "p50_ms", "p99_ms", "errors_by_kind", "server_cpu_percent");
     assertThat(j.get("config").get("model").asText()).isEqualTo("open");
