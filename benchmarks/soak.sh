@@ -81,7 +81,10 @@ token=$("$root/packyard" admin --config "$work/packyard.yaml" token create ci | 
 
 # ---------------------------------------------------------------- serve, on the shipped defaults
 rm -f "$work/gc.log"
-JAVA_TOOL_OPTIONS="-Xlog:gc,safepoint:file=$work/gc.log:uptime,level,tags" env -u PACKYARD_JAVA_OPTS \
+# -Xlog:async: the log is written by a thread of its own, not by the VM thread inside a safepoint
+# (a write that waits on the disk, as in a sync's burst of fsyncs, would stretch the very pause it
+# reports; the shipped defaults log no GC at all).
+JAVA_TOOL_OPTIONS="-Xlog:async -Xlog:gc,safepoint:file=$work/gc.log:uptime,level,tags" env -u PACKYARD_JAVA_OPTS \
   "$root/packyard" serve --config "$work/packyard.yaml" --listen "127.0.0.1:$port" >"$work/serve.log" 2>&1 &
 pid=$!; pids+=("$pid")
 wait_ready "http://127.0.0.1:$probe_port/readyz"
@@ -213,7 +216,7 @@ rm -f "$work/bench-gc.log"
 # machine (drop_caches, "virtual machine fork") stalls everything, and from inside that looks
 # like a server stall unless the kernel log is read (it happened in the 2026-12-07 02:00 hour).
 dmesg_start=$( { dmesg 2>/dev/null || true; } | wc -l)
-JAVA_TOOL_OPTIONS="-Xlog:gc:file=$work/bench-gc.log:uptime" \
+JAVA_TOOL_OPTIONS="-Xlog:async -Xlog:gc:file=$work/bench-gc.log:uptime" \
 bench "${mix[@]}" -c 256 --rate "$rate/s" --dnf-share "$dnf_share" -d "${minutes}m" --warmup 30s \
   --timeout 30s --server-pid "$pid" --json "$out/soak.json" --html "$out/soak.html" > "$work/soak.txt" || true
 touch "$work/soak.done"; wait "$p4" || true # the upload in flight finishes
@@ -284,6 +287,8 @@ print("| measure | value | goal |")
 print("| --- | --- | --- |")
 print(f"| requests | {r['requests']:,} ({r['throughput']['requests_per_s']:.0f}/s) | |")
 print(f"| errors, wrong bytes | {r['errors']} {r['errors_by_kind']} | 0 |")
+c = r.get("connections", {})
+print(f"| of them, resets on new / reused connections (longest idle before one, s); connections retired after 118 s idle, as curl does | {c.get('resets_new')} / {c.get('resets_reused')} ({c.get('resets_reused_idle_max_s')}); {c.get('retired_idle')} | |")
 print(f"| latency (from the intended send) p50 / p99 / max, ms | {lat['p50']:.2f} / {lat['p99']:.2f} / {lat['max']:.1f} | p99 <= 10, max <= 100 |")
 print(f"| probe p50 / p99 / max, ms ({len(pl)} probes, {pbad} not 200) | {pct(pl, .5):.1f} / {pct(pl, .99):.1f} / {pl[-1] if pl else float('nan'):.1f} | p99 <= 10 |")
 print(f"| RSS over the second half, MB | {drift(1)} | within 5 % |")
