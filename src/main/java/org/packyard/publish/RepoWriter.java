@@ -312,8 +312,8 @@ public final class RepoWriter {
    * the next chunk's) is reused without reading its packages at all; from a touched one the writer
    * walks {@code packages} until its chunks line up with the old ones again. The files and table
    * are those {@link #write} makes of the same packages: the cost of a publish is that of what
-   * changed, not of the repository (at 100,000 packages, walking them all took a third of a
-   * publish). With open checksums, or when {@code starts} does not fit {@code previous}, it is
+   * changed, not of the repository (at 100,000 packages, walking them all was a third of the
+   * publishing thread's samples). With open checksums, or when {@code starts} does not fit {@code previous}, it is
    * {@link #write} over every package.
    */
   public Result update(Path dir, Sorted<? extends Source> packages, ChunkTable previous, List<? extends Source> starts,
