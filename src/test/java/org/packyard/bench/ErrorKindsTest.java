@@ -70,7 +70,9 @@ class ErrorKindsTest {
     assertThat(r.errorsByKind()).containsEntry("status", 20L);
     assertThat(r.statuses()).containsExactly(java.util.Map.entry("503", 20L));
     assertThat(r.latencyMs().body().count()).as("an error response still has a latency").isEqualTo(20);
-    assertThat(r.connections().opened()).as("a 503 does not cost the connection").isEqualTo(2);
+    // Each of the two clients keeps its connection; under load one client's loop may start after
+    // the other has taken all 20 requests, so one connection is as right as two.
+    assertThat(r.connections().opened()).as("a 503 does not cost the connection").isBetween(1L, 2L);
   }
 
   @Test
