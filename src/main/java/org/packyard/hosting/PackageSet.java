@@ -75,19 +75,8 @@ final class PackageSet {
       @Override
       public java.util.Iterator<RepoWriter.Source> from(RepoWriter.Source from) {
         // a key of the set's order (name, pkgId) made of the XML alone
-        var it = (from == null ? sorted : sorted.tailMap(new HostedPackage(null, null, null, null, null, null, 0, from), true))
-            .keySet().iterator();
-        return new java.util.Iterator<>() {
-          @Override
-          public boolean hasNext() {
-            return it.hasNext();
-          }
-
-          @Override
-          public RepoWriter.Source next() {
-            return it.next().xml();
-          }
-        };
+        var tail = from == null ? sorted : sorted.tailMap(new HostedPackage(null, null, null, null, null, null, 0, from), true);
+        return tail.keySet().stream().map(HostedPackage::xml).iterator();
       }
     };
   }

@@ -537,7 +537,7 @@ public final class RepoWriter {
       for (int t = 0; reuse && t < outs.length; t++) reuse = old.pieces().get(t).openSize() == openSizes[t];
       List<Source> held = List.copyOf(packages);
       if (reuse) {
-        pending.add(new Pending(key, held.size(), held, old, null, null, null));
+        queue(new Pending(key, held.size(), held, old, null, null, null), chunks);
       } else {
         byte[][] open = new byte[outs.length][];
         int[] lengths = new int[outs.length];
@@ -557,16 +557,20 @@ public final class RepoWriter {
           int n = len;
           jobs.add(COMPRESSORS.submit(() -> codec.compress(buf, n)));
         }
-        pending.add(new Pending(key, held.size(), held, null, open, lengths, jobs));
+        queue(new Pending(key, held.size(), held, null, open, lengths, jobs), chunks);
       }
-      while (pending.size() > IN_FLIGHT) write(pending.poll(), chunks);
       return reuse;
     }
 
     /** Takes the previous write's chunk {@code old} as it is, its packages unread (no open checksums). */
     void reuse(ChunkTable.Chunk old, List<ChunkTable.Chunk> chunks) throws IOException {
       if (outs[0].open != null) throw new IllegalStateException("open checksums read every package");
-      pending.add(new Pending(old.key(), old.packages(), null, old, null, null, null));
+      queue(new Pending(old.key(), old.packages(), null, old, null, null, null), chunks);
+    }
+
+    /** Queues {@code c}, writing the oldest chunks once more than {@link #IN_FLIGHT} wait. */
+    private void queue(Pending c, List<ChunkTable.Chunk> chunks) throws IOException {
+      pending.add(c);
       while (pending.size() > IN_FLIGHT) write(pending.poll(), chunks);
     }
 
@@ -579,10 +583,12 @@ public final class RepoWriter {
       List<ChunkTable.Piece> pieces = new ArrayList<>(outs.length);
       for (int t = 0; t < outs.length; t++) {
         if (c.old() != null) {
-          for (Source p : outs[t].open == null ? List.<Source>of() : c.packages()) {
-            byte[] f = p.fragment(t);
-            outs[t].open.update(f);
-            if (needsNewline(f)) outs[t].open.update((byte) '\n');
+          if (outs[t].open != null) { // its content is hashed again; a chunk reused whole has no packages to read
+            for (Source p : c.packages()) {
+              byte[] f = p.fragment(t);
+              outs[t].open.update(f);
+              if (needsNewline(f)) outs[t].open.update((byte) '\n');
+            }
           }
           pieces.add(outs[t].copy(source(t), c.old().pieces().get(t)));
         } else {
