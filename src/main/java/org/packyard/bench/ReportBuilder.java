@@ -59,10 +59,12 @@ final class ReportBuilder {
     Report.Latencies latencies = new Report.Latencies(summary(s.ttfb), summary(s.body),
         plan.open ? summary(s.correctedTtfb) : null, plan.open ? summary(s.correctedBody) : null);
     Histogram connect = new Histogram(3);
-    for (EventLoop l : loops) connect.add(l.stats.connect);
-    long opened = c[LoopStats.OPENED];
     long resetIdleMax = -1;
-    for (EventLoop l : loops) resetIdleMax = Math.max(resetIdleMax, l.stats.resetIdleMax);
+    for (EventLoop l : loops) {
+      connect.add(l.stats.connect);
+      resetIdleMax = Math.max(resetIdleMax, l.stats.resetIdleMax);
+    }
+    long opened = c[LoopStats.OPENED];
     Report.Connections connections = new Report.Connections(opened, c[LoopStats.OPENED_WARMUP],
         opened == 0 ? null : round((double) requests / opened, 1), summary(connect), c[LoopStats.RETIRED_IDLE],
         c[LoopStats.RESETS_NEW], c[LoopStats.RESETS_REUSED], resetIdleMax < 0 ? null : round(resetIdleMax / 1e9, 3));
