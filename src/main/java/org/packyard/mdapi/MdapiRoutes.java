@@ -255,41 +255,51 @@ public final class MdapiRoutes {
 
   /**
    * Packages with a {@code kind} dependency on {@code name}, from the first channel that has any.
-   * An answer can be megabytes (everything requiring glibc): it takes one of the bounded answer
-   * slots from lookup until its last byte is written.
+   * An answer can be megabytes (everything requiring glibc): one longer than a single write
+   * ({@link ChunkedBody#ONE_WRITE}) takes one of the bounded answer slots until its last byte is
+   * written. A shorter one (nearly all of them) is written at once like a package record, so it
+   * never waits behind the long ones for a slot; the lookup itself is bounded by the reader pool.
    */
   private void dependency(RoutingContext ctx, Branch branch, DepKind kind, String name) {
-    slots.acquire().onFailure(ctx::fail).onSuccess(slot -> {
-      if (ctx.response().closed()) { // gave up while it waited: the slot goes to the next one
-        slot.release();
-        return;
+    List<Served> channels = new ArrayList<>(branch.channels().size());
+    for (Served s : branch.channels()) channels.add(retain(s));
+    readers.submit(() -> {
+      for (Served s : channels) {
+        int[] keys = s.index().withDependency(kind, name);
+        if (keys.length > 0) return list(s, keys);
       }
-      List<Served> channels = new ArrayList<>(branch.channels().size());
-      for (Served s : branch.channels()) channels.add(retain(s));
-      readers.submit(() -> {
-        for (Served s : channels) {
-          int[] keys = s.index().withDependency(kind, name);
-          if (keys.length > 0) return list(s, keys);
-        }
-        return null;
-      }).onComplete(ar -> {
-        if (ar.failed()) {
+      return null;
+    }).onComplete(ar -> {
+      if (ar.failed()) {
+        release(channels);
+        ctx.fail(ar.cause());
+      } else if (ar.result() == null) {
+        release(channels);
+        ctx.fail(HttpError.notFound("Not Found")); // mdapi says 400 here; no package has it: 404
+      } else if (ar.result().length() <= ChunkedBody.ONE_WRITE) {
+        send(ctx, ar.result(), channels, null);
+      } else {
+        slots.acquire().onFailure(e -> {
           release(channels);
-          slot.release();
-          ctx.fail(ar.cause());
-        } else if (ar.result() == null) {
-          release(channels);
-          slot.release();
-          ctx.fail(HttpError.notFound("Not Found")); // mdapi says 400 here; no package has it: 404
-        } else {
-          // The mapped records stay readable until the bytes are out; then the index may close.
-          ctx.response().headers().set(Responses.CONTENT_TYPE, Responses.JSON);
-          ar.result().send(ctx).onComplete(x -> {
+          ctx.fail(e);
+        }).onSuccess(slot -> {
+          if (ctx.response().closed()) { // gave up while it waited: the slot goes to the next one
             release(channels);
             slot.release();
-          });
-        }
-      });
+          } else {
+            send(ctx, ar.result(), channels, slot);
+          }
+        });
+      }
+    });
+  }
+
+  /** Writes {@code body}; the mapped records stay readable until the bytes are out, then the indexes may close. */
+  private static void send(RoutingContext ctx, ChunkedBody body, List<Served> channels, AnswerSlots.Slot slot) {
+    ctx.response().headers().set(Responses.CONTENT_TYPE, Responses.JSON);
+    body.send(ctx).onComplete(x -> {
+      release(channels);
+      if (slot != null) slot.release();
     });
   }
 

@@ -26,6 +26,8 @@ import java.util.List;
  */
 public final class ChunkedBody {
   static final int STEP_BYTES = 256 * 1024;
+  /** The longest body {@link #send} writes in one write, in one event-loop turn. */
+  public static final int ONE_WRITE = STEP_BYTES;
   /** Most bytes one answer writes per event-loop turn before it lets the others have theirs. */
   static final int TURN_BYTES = 1024 * 1024;
 

@@ -295,6 +295,11 @@ public final class PackyardServer implements AutoCloseable {
     return searchers;
   }
 
+  /** The slots long dependency and batch answers take while they are written. */
+  public AnswerSlots slots() {
+    return slots;
+  }
+
   public Services services() {
     return services;
   }

@@ -18,6 +18,7 @@ import org.packyard.config.Access;
 import org.packyard.config.Channel;
 import org.packyard.config.Policy;
 import org.packyard.config.RepositoryConfig;
+import org.packyard.server.AnswerSlots;
 import org.packyard.testkit.RepoWriter;
 import org.packyard.testkit.RepoWriter.Pkg;
 import org.packyard.testkit.TestServer;
@@ -119,6 +120,47 @@ class MdapiRoutesTest {
     assertThat(list.get(0).get("name").asText()).isEqualTo("needs");
     JsonNode provides = json("/f41/provides/foo");
     assertThat(provides).extracting(n -> n.get("release").asText()).containsExactly("9", "1", "1");
+  }
+
+  /**
+   * The answer slots bound long dependency answers only: with every slot held, a short answer is
+   * written at once (it does not queue behind the long ones), and a long one waits for a slot.
+   */
+  @Test
+  void dependency_shortAnswersTakeNoSlot_longOnesWaitForOne() throws Exception {
+    var slots = server.server.slots();
+    List<AnswerSlots.Slot> held = new java.util.ArrayList<>();
+    while (true) { // every slot, from outside any event loop: granted at once while one is free
+      var f = slots.acquire();
+      if (!f.isComplete()) { // the one too many waits: let it have the first freed slot and hand that back
+        f.onSuccess(AnswerSlots.Slot::release);
+        break;
+      }
+      held.add(f.result());
+    }
+    assertThat(held).isNotEmpty();
+    try {
+      var shortAnswer = HttpClient.newHttpClient().sendAsync(HttpRequest.newBuilder(URI.create(server.base() + "/f41/requires/foo")).build(),
+          HttpResponse.BodyHandlers.ofString());
+      TestServer.await(() -> shortAnswer.isDone() || slots.waiting() > 1);
+      assertThat(shortAnswer).as("a short answer with every slot held").isDone();
+      assertThat(shortAnswer.get().statusCode()).isEqualTo(200);
+      assertThat(shortAnswer.get().body().length()).isLessThanOrEqualTo(org.packyard.server.ChunkedBody.ONE_WRITE);
+
+      var longAnswer = HttpClient.newHttpClient().sendAsync(HttpRequest.newBuilder(URI.create(server.base() + "/f41/provides/big-capability%281%29")).build(),
+          HttpResponse.BodyHandlers.ofString());
+      TestServer.await(() -> longAnswer.isDone() || slots.waiting() > 1);
+      assertThat(longAnswer).as("a long answer waits for a slot").isNotDone();
+      held.forEach(AnswerSlots.Slot::release);
+      held.clear();
+      HttpResponse<String> r = longAnswer.get();
+      assertThat(r.statusCode()).isEqualTo(200);
+      assertThat(r.body().length()).isGreaterThan(org.packyard.server.ChunkedBody.ONE_WRITE);
+      assertThat(JSON.readTree(r.body()).get(0).get("name").asText()).isEqualTo("big");
+    } finally {
+      held.forEach(AnswerSlots.Slot::release);
+    }
+    TestServer.await(() -> slots.inUse() == 0);
   }
 
   @Test
