@@ -256,19 +256,17 @@ public final class MdapiRoutes {
   /**
    * Packages with a {@code kind} dependency on {@code name}, from the first channel that has any.
    * An answer can be megabytes (everything requiring glibc): one longer than a single write
-   * ({@link ChunkedBody#ONE_WRITE}) takes one of the bounded answer slots until its last byte is
-   * written. A shorter one (nearly all of them) is written at once like a package record, so it
-   * never waits behind the long ones for a slot; the lookup itself is bounded by the reader pool.
+   * ({@link ChunkedBody#ONE_WRITE}) is looked up again under one of the bounded answer slots, held
+   * until its last byte is written, so that waiting for a slot holds no assembled answer. A
+   * shorter one (nearly all of them) is written at once like a package record and never waits
+   * behind the long ones for a slot.
    */
   private void dependency(RoutingContext ctx, Branch branch, DepKind kind, String name) {
     List<Served> channels = new ArrayList<>(branch.channels().size());
     for (Served s : branch.channels()) channels.add(retain(s));
     readers.submit(() -> {
-      for (Served s : channels) {
-        int[] keys = s.index().withDependency(kind, name);
-        if (keys.length > 0) return list(s, keys);
-      }
-      return null;
+      ChunkedBody body = lookup(channels, kind, name);
+      return body != null && body.length() > ChunkedBody.ONE_WRITE ? LONG : body;
     }).onComplete(ar -> {
       if (ar.failed()) {
         release(channels);
@@ -276,22 +274,45 @@ public final class MdapiRoutes {
       } else if (ar.result() == null) {
         release(channels);
         ctx.fail(HttpError.notFound("Not Found")); // mdapi says 400 here; no package has it: 404
-      } else if (ar.result().length() <= ChunkedBody.ONE_WRITE) {
+      } else if (ar.result() != LONG) {
         send(ctx, ar.result(), channels, null);
       } else {
-        slots.acquire().onFailure(e -> {
-          release(channels);
-          ctx.fail(e);
-        }).onSuccess(slot -> {
-          if (ctx.response().closed()) { // gave up while it waited: the slot goes to the next one
-            release(channels);
-            slot.release();
-          } else {
-            send(ctx, ar.result(), channels, slot);
-          }
-        });
+        longDependency(ctx, channels, kind, name);
       }
     });
+  }
+
+  /** Marks a dependency answer longer than one write: it is assembled again under a slot. */
+  private static final ChunkedBody LONG = new ChunkedBody();
+
+  private void longDependency(RoutingContext ctx, List<Served> channels, DepKind kind, String name) {
+    slots.acquire().onFailure(e -> {
+      release(channels);
+      ctx.fail(e);
+    }).onSuccess(slot -> {
+      if (ctx.response().closed()) { // gave up while it waited: the slot goes to the next one
+        release(channels);
+        slot.release();
+        return;
+      }
+      readers.submit(() -> lookup(channels, kind, name)).onComplete(ar -> {
+        if (ar.failed() || ar.result() == null) {
+          release(channels);
+          slot.release();
+          ctx.fail(ar.failed() ? ar.cause() : HttpError.notFound("Not Found"));
+        } else {
+          send(ctx, ar.result(), channels, slot);
+        }
+      });
+    });
+  }
+
+  private static ChunkedBody lookup(List<Served> channels, DepKind kind, String name) throws Exception {
+    for (Served s : channels) {
+      int[] keys = s.index().withDependency(kind, name);
+      if (keys.length > 0) return list(s, keys);
+    }
+    return null;
   }
 
   /** Writes {@code body}; the mapped records stay readable until the bytes are out, then the indexes may close. */
