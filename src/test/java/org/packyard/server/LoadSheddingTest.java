@@ -23,7 +23,7 @@ import org.packyard.testkit.TestServer;
 
 /**
  * Under overload the server sheds instead of queueing without bound: large answers (dependency
- * lists, batchGet) run 4 at a time with 512 waiting; the next one is refused at once with 503 and
+ * lists longer than one write, batchGet) run 4 at a time with 512 waiting; the next one is refused at once with 503 and
  * {@code Retry-After}, while probes and package lookups still answer. The slots are held by real
  * clients that ask for a multi-megabyte answer and never read it, so its writes stall.
  */
@@ -49,7 +49,13 @@ class LoadSheddingTest {
 
       MeterRegistry registry = s.server.telemetry().registry();
       try {
-        for (int i = 0; i < ACTIVE + WAITING; i++) holders.add(askAndNeverRead(s.server.port()));
+        // One at a time: a dependency answer is looked up (on the bounded reader pool) before it
+        // learns it is long and queues for a slot; all at once, a busy machine's readers would shed some.
+        for (int i = 0; i < ACTIVE + WAITING; i++) {
+          holders.add(askAndNeverRead(s.server.port()));
+          int queued = i + 1;
+          waitFor(() -> gauge(registry, "active") + gauge(registry, "waiting") == queued, 1);
+        }
         waitFor(() -> gauge(registry, "active") == ACTIVE && gauge(registry, "waiting") == WAITING);
 
         int shed = 0;
@@ -97,7 +103,11 @@ class LoadSheddingTest {
 
   /** Waits up to a minute (a bound for a loaded machine, not a timing assertion). */
   private static void waitFor(BooleanSupplier condition) throws InterruptedException {
-    for (int i = 0; i < 600 && !condition.getAsBoolean(); i++) Thread.sleep(100);
+    waitFor(condition, 100);
+  }
+
+  private static void waitFor(BooleanSupplier condition, int pollMillis) throws InterruptedException {
+    for (long i = 0; i < 60_000 / pollMillis && !condition.getAsBoolean(); i++) Thread.sleep(pollMillis);
     assertThat(condition.getAsBoolean()).isTrue();
   }
 }
