@@ -54,7 +54,7 @@ class LoadSheddingTest {
         for (int i = 0; i < ACTIVE + WAITING; i++) {
           holders.add(askAndNeverRead(s.server.port()));
           int queued = i + 1;
-          waitFor(() -> gauge(registry, "active") + gauge(registry, "waiting") == queued, 1);
+          TestServer.await(() -> gauge(registry, "active") + gauge(registry, "waiting") == queued);
         }
         waitFor(() -> gauge(registry, "active") == ACTIVE && gauge(registry, "waiting") == WAITING);
 
@@ -103,11 +103,7 @@ class LoadSheddingTest {
 
   /** Waits up to a minute (a bound for a loaded machine, not a timing assertion). */
   private static void waitFor(BooleanSupplier condition) throws InterruptedException {
-    waitFor(condition, 100);
-  }
-
-  private static void waitFor(BooleanSupplier condition, int pollMillis) throws InterruptedException {
-    for (long i = 0; i < 60_000 / pollMillis && !condition.getAsBoolean(); i++) Thread.sleep(pollMillis);
+    for (int i = 0; i < 600 && !condition.getAsBoolean(); i++) Thread.sleep(100);
     assertThat(condition.getAsBoolean()).isTrue();
   }
 }
