@@ -289,7 +289,6 @@ public final class PackyardServer implements AutoCloseable {
     return port.get();
   }
 
-  /** The stores and engines behind this server. */
   /** The pool searches run on, apart from the readers of every other route. */
   public ReaderPool searchers() {
     return searchers;
@@ -300,6 +299,7 @@ public final class PackyardServer implements AutoCloseable {
     return slots;
   }
 
+  /** The stores and engines behind this server. */
   public Services services() {
     return services;
   }

@@ -5,15 +5,18 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
+import org.junit.jupiter.api.io.TempDir;
 import org.packyard.config.StateConfig;
 
 /** The state store contract on the embedded SQLite file. */
 class SqliteStateStoreTest extends StateStoreContract {
+  /** Deleted after each test, with every database made in it. */
+  @TempDir Path tmp;
   private Path dir;
 
   @Override
   StateConfig freshDatabase() throws Exception {
-    dir = Files.createTempDirectory("packyard-state-");
+    dir = Files.createTempDirectory(tmp, "state-");
     return StateConfig.SQLITE;
   }
 
