@@ -250,7 +250,9 @@ public final class RepoWriter {
    * This writer, but leaving the files' sync to disk to the caller, who must sync them before it
    * commits them as blobs: a blob's name is its checksum, so a file stored under it must never be
    * cut short by a crash. On a slow disk syncing tens of MB is most of a publish; a caller can
-   * sync them while it builds the index.
+   * sync them while it builds the index. Either way the writer sends each file to disk as it goes
+   * ({@link WriteBehind}, a sync every few MB on a thread of its own), so the last sync finds at
+   * most a few MB a file left to write.
    */
   public RepoWriter syncedByCaller() {
     return new RepoWriter(compression, chunkPackages, openChecksums, false);
@@ -390,6 +392,7 @@ public final class RepoWriter {
     private final List<Source> current = new ArrayList<>();
     private final MessageDigest key = MetadataFile.newSha256();
     private final byte[] pk = new byte[KEY_BYTES];
+    private final WriteBehind behind;
     private int count, compressed, reused;
     /** The package taken last, to check the order; null at the start of a walk. */
     Source last;
@@ -397,11 +400,12 @@ public final class RepoWriter {
     Walk(Path dir, int n, ChunkTable previous, Function<String, Path> previousFiles) throws IOException {
       this.n = n;
       this.codec = ChunkCodec.of(compression);
+      this.behind = new WriteBehind(String.valueOf(dir.getFileName()));
       if (previous.compression() == compression) for (ChunkTable.Chunk c : previous.chunks()) reusable.put(c.key(), c);
       chunker = new Chunker(outs, sources, previous, previousFiles, codec);
       try {
         for (int t = 0; t < outs.length; t++) {
-          outs[t] = new Out(dir.resolve(TYPES.get(t) + ".xml." + compression.extension()), codec, openChecksums, sync);
+          outs[t] = new Out(dir.resolve(TYPES.get(t) + ".xml." + compression.extension()), codec, openChecksums, sync, behind);
           outs[t].raw(codec.begin());
           outs[t].compress(bytes(String.format(HEADERS[t], n)));
         }
@@ -444,6 +448,8 @@ public final class RepoWriter {
     Result end() throws IOException {
       if (!current.isEmpty()) flush();
       chunker.finish(chunks);
+      for (Out o : outs) o.copyRun();
+      behind.close(); // the files' syncs below (or the caller's) find little left to write
       if (count != n) throw new IllegalArgumentException("packages held " + count + " packages, but its size() said " + n);
       List<MetadataFile> files = new ArrayList<>();
       Map<String, String> blobs = new LinkedHashMap<>();
@@ -459,6 +465,11 @@ public final class RepoWriter {
 
     @Override
     public void close() throws IOException {
+      try {
+        behind.close();
+      } catch (IOException e) {
+        // end() reports it when the write got that far; a write that failed before has its own error
+      }
       for (Out o : outs) if (o != null) o.ch.close();
       for (FileChannel s : sources) if (s != null) s.close();
     }
@@ -634,6 +645,14 @@ public final class RepoWriter {
     }
   }
 
+  /**
+   * A thread's buffer for copying reused chunks: outside the heap, so a read goes straight into it
+   * and a write straight out of it (a heap buffer is copied through a temporary direct one both
+   * ways: 30 MB each way a publish at 100,000 packages). Writers run on the publishing threads,
+   * a bounded pool.
+   */
+  private static final ThreadLocal<ByteBuffer> COPY_BUFFER = ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(1 << 18));
+
   /** One file being written: its compressed bytes' sha256, its content's sha256, and (xz) its blocks. */
   private static final class Out {
     final Path path;
@@ -643,13 +662,24 @@ public final class RepoWriter {
     /** Null without open checksums. */
     final MessageDigest open;
     final List<long[]> blocks = new ArrayList<>();
-    final ByteBuffer copyBuf = ByteBuffer.allocate(1 << 18); // a quarter of the reads of 64 KiB; under half a G1 region
     final boolean sync;
+    final WriteBehind behind;
     long size, openSize;
+    /** Bytes written since {@link #behind} last took this file. */
+    private long unsynced;
+    /**
+     * Reused chunks not yet copied: consecutive bytes of the previous file from {@code runFrom},
+     * copied in one go when something else is written (a publish at 100,000 packages reuses
+     * about 400 chunks a file, mostly in long runs; copied one by one, each took two system calls
+     * for its 20-40 KB).
+     */
+    private FileChannel runSource;
+    private long runFrom, runLength;
 
-    Out(Path path, ChunkCodec codec, boolean openChecksum, boolean sync) throws IOException {
+    Out(Path path, ChunkCodec codec, boolean openChecksum, boolean sync, WriteBehind behind) throws IOException {
       this.open = openChecksum ? MetadataFile.newSha256() : null;
       this.sync = sync;
+      this.behind = behind;
       this.path = path;
       this.codec = codec;
       this.ch = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
@@ -657,10 +687,12 @@ public final class RepoWriter {
 
     /** Bytes that are not a chunk (the xz stream's header, index and footer). */
     void raw(byte[] b) throws IOException {
+      copyRun();
       sha.update(b);
       ByteBuffer bb = ByteBuffer.wrap(b);
       while (bb.hasRemaining()) ch.write(bb);
       size += b.length;
+      unsynced = behind.wrote(ch, unsynced, b.length);
     }
 
     ChunkTable.Piece compress(byte[] content) throws IOException {
@@ -675,20 +707,36 @@ public final class RepoWriter {
       return added(new ChunkTable.Piece(offset, c.bytes().length, c.unpadded(), length));
     }
 
-    /** Copies a reused chunk's bytes; its content was already hashed. */
+    /** Takes a reused chunk's bytes, copied with the chunks next to it in the previous file ({@link #copyRun}). */
     ChunkTable.Piece copy(FileChannel src, ChunkTable.Piece old) throws IOException {
-      long offset = size, at = old.offset(), end = old.offset() + old.length();
-      while (at < end) {
-        copyBuf.clear().limit((int) Math.min(copyBuf.capacity(), end - at));
-        int r = src.read(copyBuf, at);
-        if (r < 0) throw new IOException("the previous metadata file ends before its chunk at " + old.offset() + " (" + old.length() + " bytes)");
-        at += r;
-        copyBuf.flip();
-        sha.update(copyBuf.duplicate());
-        while (copyBuf.hasRemaining()) ch.write(copyBuf);
+      if (runSource != src || runFrom + runLength != old.offset()) {
+        copyRun();
+        runSource = src;
+        runFrom = old.offset();
       }
+      runLength += old.length();
+      long offset = size;
       size += old.length();
       return added(new ChunkTable.Piece(offset, old.length(), old.unpadded(), old.openSize()));
+    }
+
+    /** Copies and hashes the run of reused chunks taken since the last write, if any. */
+    void copyRun() throws IOException {
+      if (runLength == 0) return;
+      ByteBuffer buf = COPY_BUFFER.get();
+      long at = runFrom, end = runFrom + runLength;
+      while (at < end) {
+        buf.clear().limit((int) Math.min(buf.capacity(), end - at));
+        int r = runSource.read(buf, at);
+        if (r < 0) throw new IOException("the previous metadata file ends before its chunks from " + runFrom + " to " + end);
+        at += r;
+        buf.flip();
+        sha.update(buf.duplicate());
+        while (buf.hasRemaining()) ch.write(buf);
+        unsynced = behind.wrote(ch, unsynced, r);
+      }
+      runSource = null;
+      runLength = 0;
     }
 
     private ChunkTable.Piece added(ChunkTable.Piece p) {
@@ -698,6 +746,7 @@ public final class RepoWriter {
     }
 
     MetadataFile close(String type, String suffix) throws IOException {
+      copyRun();
       if (sync) ch.force(false);
       ch.close();
       return new MetadataFile(type, suffix, path, HexFormat.of().formatHex(sha.digest()), size,
