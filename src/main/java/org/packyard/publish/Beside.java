@@ -48,13 +48,21 @@ public final class Beside<T> {
 
   /** Waits until the task has ended, whatever its outcome (also when interrupted: then says so after). */
   public void join() {
+    join(thread);
+  }
+
+  /**
+   * Waits until {@code t} has ended, also when interrupted (then says so after): what a thread of a
+   * publish writes must be finished before anything goes on.
+   */
+  static void join(Thread t) {
     boolean interrupted = false;
     while (true) {
       try {
-        thread.join();
+        t.join();
         break;
       } catch (InterruptedException e) {
-        interrupted = true; // what the task writes must be finished before anything goes on: wait on
+        interrupted = true;
       }
     }
     if (interrupted) Thread.currentThread().interrupt();

@@ -93,18 +93,7 @@ final class WriteBehind implements AutoCloseable {
       notifyAll();
       t = thread;
     }
-    if (t != null) {
-      boolean interrupted = false;
-      while (true) {
-        try {
-          t.join();
-          break;
-        } catch (InterruptedException e) {
-          interrupted = true; // the files it syncs are closed after this: wait on
-        }
-      }
-      if (interrupted) Thread.currentThread().interrupt();
-    }
+    if (t != null) Beside.join(t); // the files it syncs are closed after this
     IOException f;
     synchronized (this) {
       f = failed;
