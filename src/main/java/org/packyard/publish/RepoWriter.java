@@ -664,6 +664,8 @@ public final class RepoWriter {
     final List<long[]> blocks = new ArrayList<>();
     final boolean sync;
     final WriteBehind behind;
+    /** This file, as {@link #behind} syncs it (one object, so that it is queued once). */
+    final WriteBehind.Target synced;
     long size, openSize;
     /** Bytes written since {@link #behind} last took this file. */
     private long unsynced;
@@ -683,6 +685,7 @@ public final class RepoWriter {
       this.path = path;
       this.codec = codec;
       this.ch = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+      this.synced = () -> ch.force(false);
     }
 
     /** Bytes that are not a chunk (the xz stream's header, index and footer). */
@@ -692,7 +695,7 @@ public final class RepoWriter {
       ByteBuffer bb = ByteBuffer.wrap(b);
       while (bb.hasRemaining()) ch.write(bb);
       size += b.length;
-      unsynced = behind.wrote(ch, unsynced, b.length);
+      unsynced = behind.wrote(synced, unsynced, b.length);
     }
 
     ChunkTable.Piece compress(byte[] content) throws IOException {
@@ -733,7 +736,7 @@ public final class RepoWriter {
         buf.flip();
         sha.update(buf.duplicate());
         while (buf.hasRemaining()) ch.write(buf);
-        unsynced = behind.wrote(ch, unsynced, r);
+        unsynced = behind.wrote(synced, unsynced, r);
       }
       runSource = null;
       runLength = 0;
@@ -746,7 +749,7 @@ public final class RepoWriter {
     }
 
     MetadataFile close(String type, String suffix) throws IOException {
-      copyRun();
+      copyRun(); // end() copied every run already, before the write-behind stopped
       if (sync) ch.force(false);
       ch.close();
       return new MetadataFile(type, suffix, path, HexFormat.of().formatHex(sha.digest()), size,

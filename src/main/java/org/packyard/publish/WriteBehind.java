@@ -2,16 +2,15 @@ package org.packyard.publish;
 
 import java.io.IOException;
 import java.nio.channels.ClosedChannelException;
-import java.nio.channels.FileChannel;
 import java.util.ArrayDeque;
 
 /**
  * Sends files to disk while they are still being written. A writer calls {@link #wrote} after
  * each write; every {@link #STEP} bytes a file has taken, a thread of its own syncs it
- * ({@link FileChannel#force}) while the writer goes on. The sync a publish waits for at its end
- * then finds at most one step left to write, where the kernel would otherwise hold all of it
- * (30 MB of metadata at 100,000 hosted packages) until that sync and write it while the publish
- * waits.
+ * ({@link Target#sync}: {@code FileChannel.force}) while the writer goes on. The sync a publish
+ * waits for at its end then finds at most one step left to write, where the kernel would
+ * otherwise hold all of it (30 MB of metadata at 100,000 hosted packages) until that sync and
+ * write it while the publish waits.
  *
  * <p>It does not replace that last sync: a file is on disk only once its writer (or the caller)
  * has synced it after its last write. A sync that fails here is rethrown by {@link #close}: on
@@ -25,8 +24,14 @@ final class WriteBehind implements AutoCloseable {
   /** Bytes a file takes between two syncs. */
   static final long STEP = 4L << 20;
 
+  /** A file being written, as the thread syncs it. */
+  interface Target {
+    /** Writes what the file holds to disk; a closed file throws ClosedChannelException. */
+    void sync() throws IOException;
+  }
+
   private final String name;
-  private final ArrayDeque<FileChannel> due = new ArrayDeque<>();
+  private final ArrayDeque<Target> due = new ArrayDeque<>();
   private Thread thread;
   private boolean closed;
   private IOException failed;
@@ -37,15 +42,15 @@ final class WriteBehind implements AutoCloseable {
   }
 
   /**
-   * Records that {@code ch} has taken {@code bytes} more since {@code unsynced} bytes were last
+   * Records that {@code file} has taken {@code bytes} more since {@code unsynced} bytes were last
    * counted; returns the new count of bytes not yet handed to the thread (0 when it just was).
    */
-  long wrote(FileChannel ch, long unsynced, long bytes) {
+  long wrote(Target file, long unsynced, long bytes) {
     long n = unsynced + bytes;
     if (n < STEP) return n;
     synchronized (this) {
       if (closed) return n;
-      if (!due.contains(ch)) due.add(ch);
+      if (!due.contains(file)) due.add(file);
       if (thread == null) {
         thread = org.packyard.server.BulkPriority.background(this::run, "write-behind " + name);
         thread.start();
@@ -57,7 +62,7 @@ final class WriteBehind implements AutoCloseable {
 
   private void run() {
     while (true) {
-      FileChannel ch;
+      Target file;
       synchronized (this) {
         while (due.isEmpty() && !closed) {
           try {
@@ -67,10 +72,10 @@ final class WriteBehind implements AutoCloseable {
           }
         }
         if (due.isEmpty()) return;
-        ch = due.poll();
+        file = due.poll();
       }
       try {
-        ch.force(false);
+        file.sync();
       } catch (ClosedChannelException e) {
         // its writer closed it (after syncing it itself, or on failure): nothing to do
       } catch (IOException e) {
