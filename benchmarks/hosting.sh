@@ -9,15 +9,16 @@
 #   (d) repomd.xml and /pkg p99 (wrk) idle, then while a loop publishes continuously (PUT, DELETE);
 #   (e) the peak heap during (a)-(d): the heap before each collection in the GC log, switched on
 #       through JAVA_TOOL_OPTIONS (which adds to the launcher's options and changes none of them);
-#       beside it, the most the heap held after a collection (what stayed live).
+#       beside it, the most the heap held after a young collection (what stayed live).
 #
 #   benchmarks/hosting.sh [--sizes 1000,10000,100000] [--reps 50] [--createrepo-budget S] [--seconds S]
 #                         [--cache DIR] [--out FILE] [--java-opts "OPTS"]
 #
 # --java-opts "OPTS": serve with these JVM options instead of the shipped defaults; off unless
 # given, and the report then says the run was not on the defaults. E.g. a 256 MiB cap shows
-# how the publishes do in another collector or heap, e.g. G1, the collector before Shenandoah:
-#   --java-opts "-XX:+UseG1GC -Xms128m -Xmx384m"   # not the defaults: the shipped set before 2026-12-07
+# whether the publishes fit a heap of the peak-heap goal's size, since with the default cap G1
+# lets the young generation fill whatever room the cap leaves before it collects:
+#   --java-opts "-XX:+UseG1GC -Xms128m -Xmx256m"   # not the defaults: tests the peak-heap goal's size
 #
 # --createrepo-budget S: createrepo_c takes no more turns once its turns at one size have taken S
 # seconds (at least 3 turns; default: no limit). One `createrepo_c --update` at 100,000 packages
@@ -93,10 +94,10 @@ gc_lines() { wc -l < "$work/gc.log"; }
 peak_heap() { # FROM TO
   sed -n "$(( $1 + 1 )),$2p" "$work/gc.log" | grep -oE '[0-9]+M->[0-9]+M' | awk -F'M->' '$1 > m {m = $1} END {print m + 0}'
 }
-# The most the heap held after a collection in those lines (MB): what stays live, not the room
-# the collector lets fill before it collects (G1's young collections, Shenandoah's cycle ends).
+# The most the heap held after a young collection in those lines (MB): what stays live, not the
+# room G1 gives the young generation before it collects.
 live_heap() { # FROM TO
-  sed -n "$(( $1 + 1 )),$2p" "$work/gc.log" | grep -E 'Pause Young|Concurrent cleanup' | grep -oE '[0-9]+M->[0-9]+M' | awk -F'M->' '$2 + 0 > m {m = $2 + 0} END {print m + 0}'
+  sed -n "$(( $1 + 1 )),$2p" "$work/gc.log" | grep 'Pause Young' | grep -oE '[0-9]+M->[0-9]+M' | awk -F'M->' '$2 + 0 > m {m = $2 + 0} END {print m + 0}'
 }
 pct() { # P: the P-th percentile (nearest rank) of the numbers on stdin
   sort -g | awk -v p="$1" '{a[NR]=$1} END {if (!NR) {print "n/a"; exit}; i=int((p*NR+99)/100); if (i<1) i=1; print a[i]}'
@@ -255,7 +256,7 @@ else:
     print(f"Server: `./packyard serve` with PACKYARD_JAVA_OPTS unset (the shipped defaults); GC log through JAVA_TOOL_OPTIONS.")
 print(f"One more package: {reps} PUTs, each answered after its publish, in turns with `createrepo_c --update --no-database` adding the same file; reads: wrk -t2 -c20, {seconds} s each.")
 print()
-print("| packages | PUT p50 / p95 (ms) | createrepo_c p50 / p95 (ms), turns | ratio (p50) | publish p50: index / total (ms) | 100 at once (packages/s) | repomd.xml p99 idle / publishing (ms) | /pkg p99 idle / publishing (ms) | peak heap (MB) | after GCs, max (MB) | load (s) |")
+print("| packages | PUT p50 / p95 (ms) | createrepo_c p50 / p95 (ms), turns | ratio (p50) | publish p50: index / total (ms) | 100 at once (packages/s) | repomd.xml p99 idle / publishing (ms) | /pkg p99 idle / publishing (ms) | peak heap (MB) | after young GCs, max (MB) | load (s) |")
 print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 by = {}
 for r in rows:

@@ -249,12 +249,12 @@ def drift(col):
     return f"5-min medians {min(m)}-{max(m)} ({spread(m):.1f} %); raw {min(v)}-{max(v)}"
 heap, pauses, gc_pauses = [], [], []
 for l in open(sys.argv[4]):
-    # the heap after a collection: ZGC's "A(x%)->B", G1's pauses "A->B", Shenandoah's cycle end "Concurrent cleanup A->B"
-    m = re.search(r"\[(\d+\.\d+)s\].*?(?:\d+M\(\d+%\)|(?:Pause|Concurrent cleanup).*?\d+M)->(\d+)M", l)
-    if m: heap.append((float(m.group(1)), int(m.group(2))))
+    m = re.search(r"\[(\d+\.\d+)s\].*?(\d+)M\(\d+%\)->(\d+)M|\[(\d+\.\d+)s\].*?Pause.*?(\d+)M->(\d+)M", l)
+    if m:
+        t = float(m.group(1) or m.group(4)); after = int(m.group(3) or m.group(6)); heap.append((t, after))
     m = re.search(r"Safepoint \"([^\"]+)\".*Total: (\d+) ns", l)
     if m: pauses.append((int(m.group(2)) / 1e6, m.group(1)))
-    m = re.search(r"\[gc\s*\] GC\(\d+\) Pause ([A-Za-z][A-Za-z ]*?)(?= \(| \d).* ([\d.]+)ms$", l)
+    m = re.search(r"\[gc\s*\] GC\(\d+\) Pause (\w+).* ([\d.]+)ms$", l)
     if m: gc_pauses.append((float(m.group(2)), m.group(1)))
 if heap:
     t_end = heap[-1][0]; late = [(t, a) for t, a in heap if t >= t_end - minutes * 30]
@@ -301,7 +301,7 @@ if half and len(half[0]) > 5:
 if half and len(half[0]) > 4: print(f"| of the RSS, anonymous memory (the rest: mapped index files) over the second half, MB | {drift(4)} | |")
 print(f"| heap after GC over the second half | {heap_s} | within 5 % |")
 print(f"| longest pauses (safepoints, from reaching to leaving), ms; how many over 10 | {', '.join(f'{p:.2f} ({n})' for p, n in pauses[:3]) or 'n/a'}; {sum(1 for p, n in pauses if p > 10)} of {len(pauses)} | none over 10 |")
-print(f"| longest GC pauses (as the collector logs them), ms; how many over 10 | {', '.join(f'{p:.2f} ({n})' for p, n in gc_pauses[:3]) or 'n/a'}; {sum(1 for p, n in gc_pauses if p > 10)} of {len(gc_pauses)} | none over 10 |")
+print(f"| longest GC pauses (as G1 logs them), ms; how many over 10 | {', '.join(f'{p:.2f} ({n})' for p, n in gc_pauses[:3]) or 'n/a'}; {sum(1 for p, n in gc_pauses if p > 10)} of {len(gc_pauses)} | none over 10 |")
 print(f"| the load generator's own GC pauses after its first 40 s (counted as latency in the open model): longest, ms; how many over 10 | {', '.join(f'{p:.1f}' for p in gen_pauses[:3]) or 'n/a'}; {sum(1 for p in gen_pauses if p > 10)} of {len(gen_pauses)} | |")
 print(f"| server CPU, mean / max % of one core | {r['server']['cpu_percent_avg']} / {r['server']['cpu_percent_max']} | |")
 PY

@@ -32,7 +32,7 @@ class DeployDefaultsTest {
   void launcher_sizesTheHeap_fromTheVariable_theConfig_orTheMachine(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
     String gc = options().stream().filter(l -> l.matches("-XX:\\+Use\\w+GC")).findFirst().orElseThrow();
     assertThat(javaOptions(java.util.Map.of(), "serve")).startsWith(String.join(" ", options()))
-        .containsPattern(" -Xms128m -Xmx(12[89]|1[3-9][0-9]|2[0-4][0-9]|25[0-6])m$");
+        .containsPattern(" -Xms128m -Xmx(25[6-9]|2[6-9][0-9]|3[0-7][0-9]|38[0-4])m$");
     assertThat(javaOptions(java.util.Map.of("PACKYARD_MAX_HEAP", "1GiB"), "serve")).contains(gc).endsWith(" -Xms128m -Xmx1G");
     Path config = Files.writeString(tmp.resolve("p.yaml"), "max_heap: 512MiB   # for the launcher\n");
     assertThat(javaOptions(java.util.Map.of(), "serve", "--config", config.toString())).endsWith(" -Xms128m -Xmx512M");
@@ -47,22 +47,6 @@ class DeployDefaultsTest {
     String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
     assertThat(p.waitFor()).isEqualTo(2);
     assertThat(out).contains("max_heap (or PACKYARD_MAX_HEAP) must be a size", "lots");
-  }
-
-  @Test
-  void launcher_servesWithG1_whereTheJdkHasNotGotTheCollector(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
-    // a copy of the launcher beside a jvm.options naming a collector no JDK has
-    Files.createDirectories(tmp.resolve("deploy"));
-    Files.copy(ROOT.resolve("packyard"), tmp.resolve("packyard"));
-    Files.writeString(tmp.resolve("deploy/jvm.options"), "-XX:+UseNoSuchGC\n-XX:+ExitOnOutOfMemoryError\n");
-    ProcessBuilder pb = new ProcessBuilder("bash", "packyard", "java-options", "serve").directory(tmp.toFile());
-    pb.environment().keySet().removeIf(k -> k.startsWith("PACKYARD_"));
-    Process p = pb.start();
-    String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
-    String err = new String(p.getErrorStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-    assertThat(p.waitFor()).isZero();
-    assertThat(out).startsWith("-XX:+UseG1GC -XX:+ExitOnOutOfMemoryError -Xms128m -Xmx").doesNotContain("NoSuchGC");
-    assertThat(err).contains("has no NoSuchGC collector; serving with G1 instead");
   }
 
   private static String javaOptions(java.util.Map<String, String> env, String... args) throws Exception {
@@ -89,7 +73,7 @@ class DeployDefaultsTest {
     Matcher limit = Pattern.compile("limits:\\s*\\n\\s*memory: (\\d+)Mi").matcher(k8s);
     assertThat(limit.find()).as("a memory limit in MiB").isTrue();
     long heapMiB = Long.parseLong(limit.group(1)) * Integer.parseInt(pct.group(1)) / 100;
-    assertThat(heapMiB).as("the heap under the Kubernetes limit, MiB").isBetween(256L, 300L);
+    assertThat(heapMiB).as("the heap under the Kubernetes limit, MiB").isBetween(256L, 400L);
   }
 
   @Test
