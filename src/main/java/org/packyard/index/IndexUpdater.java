@@ -858,15 +858,15 @@ public final class IndexUpdater {
   }
 
   private static void writeInts(Path file, int[] v) throws IOException {
-    ByteBuffer b = ByteBuffer.allocate(4 * v.length).order(ByteOrder.LITTLE_ENDIAN);
-    b.asIntBuffer().put(v);
-    Files.write(file, b.array());
+    try (var out = Files.newOutputStream(file)) {
+      KeyTables.writeInts(out, v, v.length);
+    }
   }
 
   private static void writeLongs(Path file, long[] v) throws IOException {
-    ByteBuffer b = ByteBuffer.allocate(8 * v.length).order(ByteOrder.LITTLE_ENDIAN);
-    b.asLongBuffer().put(v);
-    Files.write(file, b.array());
+    try (var out = Files.newOutputStream(file)) {
+      KeyTables.writeLongs(out, v, v.length);
+    }
   }
 
   private static byte[] bytes(String s) {

@@ -147,24 +147,19 @@ public final class RecordFile implements AutoCloseable {
   /** Every key's raw start ({@link #start}), read in one go. */
   long[] starts() throws java.io.IOException {
     long[] out = new long[keyCount];
-    read(startsPos, 8L * keyCount).asLongBuffer().get(out);
+    try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+      KeyTables.readLongs(ch, startsPos, out, path.toString());
+    }
     return out;
   }
 
   /** Every key's record length ({@link #length}), read in one go. */
   int[] lengths() throws java.io.IOException {
     int[] out = new int[keyCount];
-    read(lengthsPos, 4L * keyCount).asIntBuffer().get(out);
-    return out;
-  }
-
-  private ByteBuffer read(long pos, long len) throws java.io.IOException {
-    if (len > Integer.MAX_VALUE - 16) throw new java.io.IOException(path + ": a table over 2 GiB");
-    ByteBuffer b = ByteBuffer.allocate((int) len).order(java.nio.ByteOrder.LITTLE_ENDIAN);
     try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
-      while (b.hasRemaining()) if (ch.read(b, pos + b.position()) < 0) throw new java.io.IOException(path + " is truncated");
+      KeyTables.readInts(ch, lengthsPos, out, path.toString());
     }
-    return b.flip();
+    return out;
   }
 
   /** The longest record, here or in a segment. */

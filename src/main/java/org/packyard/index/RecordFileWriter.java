@@ -349,12 +349,9 @@ final class RecordFileWriter implements AutoCloseable {
   void finish(long[] starts, int[] lengths, int keyCount, Names[] maps) throws IOException {
     if (maps.length > RecordFile.MAX_MAPS) throw new IllegalArgumentException("too many maps: " + maps.length);
     long startsPos = position;
-    // in bulk (a copy, not a loop the JIT must first compile): hundreds of thousands of keys each publish
-    ByteBuffer buf = ByteBuffer.allocate(12 * keyCount).order(ByteOrder.LITTLE_ENDIAN);
-    buf.asLongBuffer().put(starts, 0, Math.min(keyCount, starts.length));
-    buf.position(8 * keyCount).slice().order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().put(lengths, 0, Math.min(keyCount, lengths.length));
-    buf.clear();
-    out.write(buf.array(), 0, 12 * keyCount);
+    // in bulk copies (not a loop the JIT must first compile): hundreds of thousands of keys each publish
+    KeyTables.writeLongs(out, starts, keyCount);
+    KeyTables.writeInts(out, lengths, keyCount);
     position += 12L * keyCount;
     long mapsPos = position;
     for (Names map : maps) {
