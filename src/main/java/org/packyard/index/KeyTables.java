@@ -23,48 +23,49 @@ final class KeyTables {
 
   /** Writes {@code count} longs: {@code v}'s first ones, then zeros where {@code v} is shorter. */
   static void writeLongs(OutputStream out, long[] v, int count) throws IOException {
-    ByteBuffer b = buffer();
-    for (int i = 0; i < count;) {
-      int n = Math.min(count - i, CHUNK / 8), have = Math.max(0, Math.min(n, v.length - i));
-      b.clear();
-      b.asLongBuffer().put(v, i, have);
-      java.util.Arrays.fill(b.array(), 8 * have, 8 * n, (byte) 0);
-      out.write(b.array(), 0, 8 * n);
-      i += n;
-    }
+    write(out, count, 8, v.length, (b, i, n) -> b.asLongBuffer().put(v, i, n));
   }
 
   /** Writes {@code count} ints: {@code v}'s first ones, then zeros where {@code v} is shorter. */
   static void writeInts(OutputStream out, int[] v, int count) throws IOException {
-    ByteBuffer b = buffer();
-    for (int i = 0; i < count;) {
-      int n = Math.min(count - i, CHUNK / 4), have = Math.max(0, Math.min(n, v.length - i));
-      b.clear();
-      b.asIntBuffer().put(v, i, have);
-      java.util.Arrays.fill(b.array(), 4 * have, 4 * n, (byte) 0);
-      out.write(b.array(), 0, 4 * n);
-      i += n;
-    }
+    write(out, count, 4, v.length, (b, i, n) -> b.asIntBuffer().put(v, i, n));
   }
 
   /** Fills {@code out} with the longs at {@code pos} of {@code ch}. */
   static void readLongs(FileChannel ch, long pos, long[] out, String what) throws IOException {
-    ByteBuffer b = buffer();
-    for (int i = 0; i < out.length;) {
-      int n = Math.min(out.length - i, CHUNK / 8);
-      fill(ch, pos + 8L * i, b, 8 * n, what);
-      b.asLongBuffer().get(out, i, n);
-      i += n;
-    }
+    read(ch, pos, out.length, 8, what, (b, i, n) -> b.asLongBuffer().get(out, i, n));
   }
 
   /** Fills {@code out} with the ints at {@code pos} of {@code ch}. */
   static void readInts(FileChannel ch, long pos, int[] out, String what) throws IOException {
+    read(ch, pos, out.length, 4, what, (b, i, n) -> b.asIntBuffer().get(out, i, n));
+  }
+
+  /** Moves the values {@code from} to {@code from + n} of an array between it and {@code b}. */
+  private interface Values {
+    void move(ByteBuffer b, int from, int n);
+  }
+
+  /** Writes {@code count} values of {@code width} bytes, the first {@code have} from {@code values}, zeros after. */
+  private static void write(OutputStream out, int count, int width, int have, Values values) throws IOException {
     ByteBuffer b = buffer();
-    for (int i = 0; i < out.length;) {
-      int n = Math.min(out.length - i, CHUNK / 4);
-      fill(ch, pos + 4L * i, b, 4 * n, what);
-      b.asIntBuffer().get(out, i, n);
+    for (int i = 0; i < count;) {
+      int n = Math.min(count - i, CHUNK / width), taken = Math.max(0, Math.min(n, have - i));
+      b.clear();
+      values.move(b, i, taken);
+      java.util.Arrays.fill(b.array(), width * taken, width * n, (byte) 0);
+      out.write(b.array(), 0, width * n);
+      i += n;
+    }
+  }
+
+  /** Reads {@code count} values of {@code width} bytes from {@code pos} into {@code values}. */
+  private static void read(FileChannel ch, long pos, int count, int width, String what, Values values) throws IOException {
+    ByteBuffer b = buffer();
+    for (int i = 0; i < count;) {
+      int n = Math.min(count - i, CHUNK / width);
+      fill(ch, pos + (long) width * i, b, width * n, what);
+      values.move(b, i, n);
       i += n;
     }
   }
