@@ -12,8 +12,9 @@ import java.nio.channels.FileChannel;
  * bytes a key; deps.bin has a key per dependency name), and one heap buffer its size is a humongous
  * object for G1 (half a region or more: 512 KiB at the shipped heap), allocated straight into the
  * old generation, where each one counts toward starting a marking cycle: a hosted publish at
- * 100,000 packages allocated about 18 MB of such buffers, and a loop of publishes started a cycle
- * (and its remark pause) every second or two.
+ * 100,000 packages allocated about 18 MB of such buffers, and a loop of publishes had about two
+ * collections a publish started by such allocations (BENCHMARKS.md, the appendix on a hosted
+ * publish).
  */
 final class KeyTables {
   /** Bytes copied at a time: well under a humongous object's size, a multiple of 8. */
