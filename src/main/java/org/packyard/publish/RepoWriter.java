@@ -749,7 +749,6 @@ public final class RepoWriter {
     }
 
     MetadataFile close(String type, String suffix) throws IOException {
-      copyRun(); // end() copied every run already, before the write-behind stopped
       if (sync) ch.force(false);
       ch.close();
       return new MetadataFile(type, suffix, path, HexFormat.of().formatHex(sha.digest()), size,
