@@ -414,14 +414,15 @@ public final class IndexBuilder {
       return rank;
     }
 
-    /** ranks.bin: each package's rank, so lookups sort integers, not versions. */
+    /**
+     * ranks.bin: each package's rank, so lookups sort integers, not versions; orders.bin: each
+     * package's place in primary, {@link IndexFiles#ORDER_GAP} apart (room for an update's additions).
+     */
     private void writeRanks(int[] rank) throws IOException {
-      ByteBuffer b = ByteBuffer.allocate(4 * (count + 1)).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-      for (int k = 0; k <= count; k++) b.putInt(rank[k]);
-      Files.write(dir.resolve(IndexFiles.RANKS), b.array());
-      ByteBuffer o = ByteBuffer.allocate(8 * (count + 1)).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-      for (int k = 0; k <= count; k++) o.putLong(k * IndexFiles.ORDER_GAP);
-      Files.write(dir.resolve(IndexFiles.ORDERS), o.array());
+      KeyTables.write(dir.resolve(IndexFiles.RANKS), rank);
+      long[] order = new long[count + 1];
+      Arrays.setAll(order, k -> k * IndexFiles.ORDER_GAP);
+      KeyTables.write(dir.resolve(IndexFiles.ORDERS), order);
     }
 
     /** content.bin: per package its location, checksum, size and time, for mirroring and serving. */

@@ -204,8 +204,8 @@ public final class IndexUpdater {
     }
 
     long t3 = System.nanoTime();
-    writeInts(dir.resolve(IndexFiles.RANKS), rank);
-    writeLongs(dir.resolve(IndexFiles.ORDERS), order);
+    KeyTables.write(dir.resolve(IndexFiles.RANKS), rank);
+    KeyTables.write(dir.resolve(IndexFiles.ORDERS), order);
 
     Segments seg = new Segments(prev.dir(), dir);
     int written = writePackages(prev, dir, seg, affected, goneMark, live, added, oldMax, json);
@@ -855,18 +855,6 @@ public final class IndexUpdater {
     buf.clear();
     for (int k : keys) buf.putInt(k);
     return buf;
-  }
-
-  private static void writeInts(Path file, int[] v) throws IOException {
-    try (var out = Files.newOutputStream(file)) {
-      KeyTables.writeInts(out, v, v.length);
-    }
-  }
-
-  private static void writeLongs(Path file, long[] v) throws IOException {
-    try (var out = Files.newOutputStream(file)) {
-      KeyTables.writeLongs(out, v, v.length);
-    }
   }
 
   private static byte[] bytes(String s) {

@@ -22,6 +22,20 @@ final class KeyTables {
 
   private KeyTables() {}
 
+  /** Writes {@code v} as the whole of {@code file} (ranks.bin). */
+  static void write(java.nio.file.Path file, int[] v) throws IOException {
+    try (OutputStream out = java.nio.file.Files.newOutputStream(file)) {
+      writeInts(out, v, v.length);
+    }
+  }
+
+  /** Writes {@code v} as the whole of {@code file} (orders.bin). */
+  static void write(java.nio.file.Path file, long[] v) throws IOException {
+    try (OutputStream out = java.nio.file.Files.newOutputStream(file)) {
+      writeLongs(out, v, v.length);
+    }
+  }
+
   /** Writes {@code count} longs: {@code v}'s first ones, then zeros where {@code v} is shorter. */
   static void writeLongs(OutputStream out, long[] v, int count) throws IOException {
     write(out, count, 8, v.length, (b, i, n) -> b.asLongBuffer().put(v, i, n));
