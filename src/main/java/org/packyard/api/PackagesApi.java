@@ -102,7 +102,7 @@ public final class PackagesApi {
 
   private void batchGet(RoutingContext ctx, Branch branch, Set<String> names, AnswerSlots.Slot slot) {
     readers.submit(() -> {
-      ChunkedBody body = new ChunkedBody().add(OPEN_PACKAGES);
+      ChunkedBody body = new ChunkedBody(3 * names.size() + 2).add(OPEN_PACKAGES);
       boolean first = true;
       for (String n : names) {
         body.add(ByteBuffer.wrap(jsonKey(n, first)));

@@ -326,7 +326,7 @@ public final class MdapiRoutes {
 
   /** {@code [rec,rec,...]}: the records of {@code keys} with the channel suffix, as a chunked body. */
   private static ChunkedBody list(Served served, int[] keys) {
-    ChunkedBody body = new ChunkedBody().add(OPEN);
+    ChunkedBody body = new ChunkedBody(3 * keys.length + 2).add(OPEN);
     ByteBuffer suffix = served.suffix();
     for (int i = 0; i < keys.length; i++) {
       if (i > 0) body.add(COMMA);

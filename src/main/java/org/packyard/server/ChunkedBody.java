@@ -1,7 +1,7 @@
 package org.packyard.server;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
+import io.netty.buffer.ByteBufAllocator;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.http.HttpMethod;
@@ -18,11 +18,10 @@ import java.util.List;
  * when the socket drains, with the event loop free in between. One composite buffer of thousands of pieces is costly to flush and
  * holds the loop; steps keep every other connection's turn short. Assemble it off the event loop.
  *
- * <p>Every part is written from direct memory: the mapped records are, {@link #constant} makes
- * direct buffers, and any heap part is packed into one direct buffer before the first write. A
- * step whose parts are all direct goes to the socket as one gathering write straight from them;
- * a single heap part made Netty merge the whole step into a new heap array and copy that again
- * (89 % of the allocation JFR sampled under a dependency answer of 468 packages, BENCHMARKS.md).
+ * <p>Each step is copied into one pooled direct buffer and written from it: the parts (mapped
+ * records, {@link #constant} separators, heap bytes made for this answer) are only read, never
+ * wrapped. Wrapping them cost several objects a part, most of what a dependency answer of
+ * hundreds of packages allocated on the heap (BENCHMARKS.md, "Large answers from direct memory").
  */
 public final class ChunkedBody {
   static final int STEP_BYTES = 256 * 1024;
@@ -31,14 +30,20 @@ public final class ChunkedBody {
   /** Most bytes one answer writes per event-loop turn before it lets the others have theirs. */
   static final int TURN_BYTES = 1024 * 1024;
 
-  private final List<ByteBuffer> parts = new ArrayList<>();
+  private final List<ByteBuffer> parts;
   private long length;
 
-  private int heapBytes;
+  public ChunkedBody() {
+    this(16);
+  }
+
+  /** A body of about {@code parts} parts (room made once: a long answer has thousands). */
+  public ChunkedBody(int parts) {
+    this.parts = new ArrayList<>(parts);
+  }
 
   public ChunkedBody add(ByteBuffer part) {
     length += part.remaining();
-    if (!part.isDirect()) heapBytes += part.remaining();
     parts.add(part);
     return this;
   }
@@ -49,25 +54,6 @@ public final class ChunkedBody {
    */
   public static ByteBuffer constant(byte[] bytes) {
     return ByteBuffer.allocateDirect(bytes.length).put(bytes).flip().asReadOnlyBuffer();
-  }
-
-  /** How many parts are on the heap (none once the body was first sent). */
-  int heapParts() {
-    return (int) parts.stream().filter(p -> !p.isDirect()).count();
-  }
-
-  /** The heap parts copied, in place, into one direct buffer of their total size. */
-  private void packHeapParts() {
-    if (heapBytes == 0) return;
-    ByteBuffer packed = ByteBuffer.allocateDirect(heapBytes);
-    for (int i = 0; i < parts.size(); i++) {
-      ByteBuffer p = parts.get(i);
-      if (p.isDirect()) continue;
-      int at = packed.position();
-      packed.put(p.duplicate());
-      parts.set(i, packed.slice(at, packed.position() - at).asReadOnlyBuffer());
-    }
-    heapBytes = 0;
   }
 
   public long length() {
@@ -83,7 +69,6 @@ public final class ChunkedBody {
     if (r.closed()) return Future.failedFuture("the client went away");
     r.headers().set(Responses.CONTENT_LENGTH, Long.toString(length));
     if (ctx.request().method() == HttpMethod.HEAD) return r.end();
-    packHeapParts();
     Promise<Void> done = Promise.promise();
     // Over HTTP/2 a stream closes as its end goes out: only a close before the end is the client leaving.
     r.closeHandler(v -> {
@@ -102,23 +87,30 @@ public final class ChunkedBody {
         done.tryFail("the client went away");
         return;
       }
-      List<ByteBuf> chunk = new ArrayList<>();
+      // The step's parts copied into one pooled direct buffer, released once written: wrapping
+      // each part instead cost five objects a part (slice, wrapper, reference count, component,
+      // and the duplicate a gathering write makes), most of a long answer's heap allocation.
+      int end = i;
       long bytes = 0;
-      while (i < parts.size() && (bytes < STEP_BYTES || chunk.isEmpty())) {
-        ByteBuffer p = parts.get(i++);
-        bytes += p.remaining();
-        chunk.add(Unpooled.wrappedBuffer(p)); // Netty slices it: the same part may appear many times
+      while (end < parts.size() && (bytes < STEP_BYTES || end == i)) bytes += parts.get(end++).remaining();
+      ByteBuf step = ByteBufAllocator.DEFAULT.directBuffer((int) bytes); // a step: STEP_BYTES and at most one part more
+      ByteBuffer into = step.nioBuffer(0, (int) bytes);
+      int at = 0;
+      for (; i < end; i++) {
+        ByteBuffer p = parts.get(i); // absolute copy: shared constants are read by other threads at once
+        into.put(at, p, p.position(), p.remaining());
+        at += p.remaining();
       }
-      var buffer = BufferInternal.buffer(Unpooled.wrappedBuffer(chunk.size(), chunk.toArray(ByteBuf[]::new)));
+      step.writerIndex(at);
       if (i == parts.size()) {
         // try: the close handler may have failed it already (the client left as the end went out)
-        r.end(buffer).onComplete(ar -> {
+        written(r, step, true).onComplete(ar -> {
           if (ar.succeeded()) done.tryComplete();
           else done.tryFail(ar.cause());
         });
         return;
       }
-      r.write(buffer);
+      written(r, step, false);
       budget -= bytes;
       int next = i;
       if (r.writeQueueFull()) { // the socket is the pace: continue when it drains (an I/O event)
@@ -134,5 +126,21 @@ public final class ChunkedBody {
         return;
       }
     }
+  }
+
+  /**
+   * Writes (or, {@code last}, ends with) {@code step} and releases it once written or failed:
+   * Vert.x writes a buffer it did not allocate through an unreleasable view, so the pool gets it
+   * back only from here.
+   */
+  private static Future<Void> written(HttpServerResponse r, ByteBuf step, boolean last) {
+    Future<Void> f;
+    try {
+      f = last ? r.end(BufferInternal.buffer(step)) : r.write(BufferInternal.buffer(step));
+    } catch (RuntimeException e) {
+      step.release();
+      throw e;
+    }
+    return f.onComplete(ar -> step.release());
   }
 }
