@@ -177,6 +177,11 @@ public final class RecordFile implements AutoCloseable {
     return keyCount;
   }
 
+  /** The length of {@code key}'s record in bytes, 0 when there is none. */
+  public int recordLength(int key) {
+    return key < 0 || key >= keyCount ? 0 : getInt(lengthsPos + 4L * key);
+  }
+
   /** Returns the record for {@code key} as a read-only slice, or null when there is none. */
   public ByteBuffer record(int key) {
     if (key < 0 || key >= keyCount) return null;

@@ -165,6 +165,11 @@ public final class SnapshotIndex implements AutoCloseable {
     return packages.record(key);
   }
 
+  /** The length of {@link #packageRecord}'s record in bytes (0: none), without a slice. */
+  public int packageRecordLength(int key) {
+    return packages.recordLength(key);
+  }
+
   /** The /files JSON of package {@code key}, up to {@code "repo":"}; null when filelists lacked it. */
   public ByteBuffer filesRecord(int key) {
     return files.record(key);

@@ -256,36 +256,33 @@ public final class MdapiRoutes {
   /**
    * Packages with a {@code kind} dependency on {@code name}, from the first channel that has any.
    * An answer can be megabytes (everything requiring glibc): one longer than a single write
-   * ({@link ChunkedBody#ONE_WRITE}) is looked up again under one of the bounded answer slots, held
-   * until its last byte is written, so that waiting for a slot holds no assembled answer. A
-   * shorter one (nearly all of them) is written at once like a package record and never waits
-   * behind the long ones for a slot.
+   * ({@link ChunkedBody#ONE_WRITE}) is assembled only under one of the bounded answer slots, held
+   * until its last byte is written, so that waiting for a slot holds its keys, not an assembled
+   * answer. A shorter one (nearly all of them) is written at once like a package record and never
+   * waits behind the long ones for a slot.
    */
   private void dependency(RoutingContext ctx, Branch branch, DepKind kind, String name) {
     List<Served> channels = new ArrayList<>(branch.channels().size());
     for (Served s : branch.channels()) channels.add(retain(s));
-    readers.submit(() -> {
-      ChunkedBody body = lookup(channels, kind, name);
-      return body != null && body.length() > ChunkedBody.ONE_WRITE ? LONG : body;
-    }).onComplete(ar -> {
+    readers.submit(() -> lookup(channels, kind, name)).onComplete(ar -> {
       if (ar.failed()) {
         release(channels);
         ctx.fail(ar.cause());
       } else if (ar.result() == null) {
         release(channels);
         ctx.fail(HttpError.notFound("Not Found")); // mdapi says 400 here; no package has it: 404
-      } else if (ar.result() != LONG) {
-        send(ctx, ar.result(), channels, null);
+      } else if (ar.result().body() != null) {
+        send(ctx, ar.result().body(), channels, null);
       } else {
-        longDependency(ctx, channels, kind, name);
+        longDependency(ctx, channels, ar.result());
       }
     });
   }
 
-  /** Marks a dependency answer longer than one write: it is assembled again under a slot. */
-  private static final ChunkedBody LONG = new ChunkedBody();
+  /** The packages found in {@code served}, and their answer when it fits one write (else null). */
+  private record Found(Served served, int[] keys, ChunkedBody body) {}
 
-  private void longDependency(RoutingContext ctx, List<Served> channels, DepKind kind, String name) {
+  private void longDependency(RoutingContext ctx, List<Served> channels, Found found) {
     slots.acquire().onFailure(e -> {
       release(channels);
       ctx.fail(e);
@@ -295,11 +292,11 @@ public final class MdapiRoutes {
         slot.release();
         return;
       }
-      readers.submit(() -> lookup(channels, kind, name)).onComplete(ar -> {
-        if (ar.failed() || ar.result() == null) {
+      readers.submit(() -> list(found.served(), found.keys())).onComplete(ar -> {
+        if (ar.failed()) {
           release(channels);
           slot.release();
-          ctx.fail(ar.failed() ? ar.cause() : HttpError.notFound("Not Found"));
+          ctx.fail(ar.cause());
         } else {
           send(ctx, ar.result(), channels, slot);
         }
@@ -307,10 +304,14 @@ public final class MdapiRoutes {
     });
   }
 
-  private static ChunkedBody lookup(List<Served> channels, DepKind kind, String name) throws Exception {
+  /** The first channel's packages with the dependency; their answer assembled when it is one write long. */
+  private static Found lookup(List<Served> channels, DepKind kind, String name) throws Exception {
     for (Served s : channels) {
       int[] keys = s.index().withDependency(kind, name);
-      if (keys.length > 0) return list(s, keys);
+      if (keys.length == 0) continue;
+      long length = 2 + (keys.length - 1) + (long) keys.length * s.suffix().remaining(); // [rec+suffix,...]
+      for (int k : keys) length += s.index().packageRecordLength(k);
+      return new Found(s, keys, length <= ChunkedBody.ONE_WRITE ? list(s, keys) : null);
     }
     return null;
   }
