@@ -177,17 +177,11 @@ public final class RecordFile implements AutoCloseable {
     return keyCount;
   }
 
-  /** The length of {@code key}'s record in bytes, 0 when there is none. */
-  public int recordLength(int key) {
-    return key < 0 || key >= keyCount ? 0 : getInt(lengthsPos + 4L * key);
-  }
-
   /** Returns the record for {@code key} as a read-only slice, or null when there is none. */
   public ByteBuffer record(int key) {
-    if (key < 0 || key >= keyCount) return null;
-    int len = getInt(lengthsPos + 4L * key);
+    int len = length(key);
     if (len == 0) return null;
-    long start = getLong(startsPos + 8L * key);
+    long start = start(key);
     int seg = (int) (start >>> SEGMENT_SHIFT);
     if (seg == 0) return slice(start, len);
     long pos = start & OFFSET_MASK;

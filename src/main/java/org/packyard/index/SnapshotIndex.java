@@ -167,7 +167,7 @@ public final class SnapshotIndex implements AutoCloseable {
 
   /** The length of {@link #packageRecord}'s record in bytes (0: none), without a slice. */
   public int packageRecordLength(int key) {
-    return packages.recordLength(key);
+    return packages.length(key);
   }
 
   /** The /files JSON of package {@code key}, up to {@code "repo":"}; null when filelists lacked it. */
