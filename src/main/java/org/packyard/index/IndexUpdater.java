@@ -609,52 +609,149 @@ public final class IndexUpdater {
   }
 
   /**
-   * Where key {@code k}'s record of {@code prev} goes in the new file: its start remapped to the
-   * new segment numbers, or copied into {@code out} when its segment is not kept.
+   * The key table of a record file made from {@code prev}'s: each kept record where it was (its
+   * start remapped to the new segment numbers), the records {@link #put} for the new file instead
+   * (in increasing key order: new records, and copies of those whose segment is not kept), none for
+   * the keys {@code gone} accepts. Worked out a window of keys at a time as the table is written,
+   * from prev's table read a window at a time: the arrays of starts and lengths a publish made for
+   * each record file, and read the previous file's into, were 60 % of what a publish at 100,000
+   * packages allocated (27 MB a publish), the starts as humongous objects.
    */
-  private static long reuse(RecordFile prev, int k, int[] segMap, RecordFileWriter out) throws IOException {
-    return reuse(prev, k, prev.start(k), segMap, out);
+  private static final class Reused implements RecordFileWriter.KeyTable, AutoCloseable {
+    /** prev's keys read at a time: as many as a key table's writer asks for at once ({@link KeyTables#CHUNK} bytes of lengths). */
+    static final int WINDOW = KeyTables.CHUNK / 4;
+    private final RecordFile prev;
+    private final int[] segMap;
+    private final java.util.function.IntPredicate gone;
+    private final boolean copying;
+    private int[] keys = new int[16];
+    private long[] starts = new long[16];
+    private int[] lengths = new int[16];
+    private int n;
+    /** A window of prev's starts and lengths, read through {@link #ch} and {@link #buf}. */
+    private final long[] windowStarts = new long[WINDOW];
+    private final int[] windowLengths = new int[WINDOW];
+    private final ByteBuffer buf = ByteBuffer.allocate(8 * WINDOW);
+    private java.nio.channels.FileChannel ch;
+
+    /** {@code segMap} as {@link Segments#link} returns it. */
+    Reused(RecordFile prev, int[] segMap, java.util.function.IntPredicate gone) {
+      this.prev = prev;
+      this.segMap = segMap;
+      this.gone = gone;
+      boolean c = false;
+      for (int to : segMap) c |= to < 0;
+      this.copying = c;
+    }
+
+    /**
+     * Calls {@code visit} for each key from {@code from} to {@code to} (inclusive) in {@code only},
+     * in increasing order; when some of prev's segments are not kept, copies into {@code out}, in
+     * key order between those calls, every other kept record in such a segment.
+     */
+    void each(int from, int to, java.util.NavigableSet<Integer> only, RecordFileWriter out, KeyVisitor visit) throws IOException {
+      java.util.Iterator<Integer> visits = only.subSet(from, true, to, true).iterator();
+      if (!copying) {
+        while (visits.hasNext()) visit.visit(visits.next());
+        return;
+      }
+      int next = visits.hasNext() ? visits.next() : Integer.MAX_VALUE;
+      for (int w = from; w <= to; w += WINDOW) {
+        int count = Math.min(WINDOW, to - w + 1), have = window(w, count);
+        for (int j = 0; j < count; j++) {
+          int k = w + j;
+          if (k == next) {
+            visit.visit(k);
+            next = visits.hasNext() ? visits.next() : Integer.MAX_VALUE;
+          } else if (j < have && windowLengths[j] > 0 && !gone.test(k) && segMap[(int) (windowStarts[j] >>> RecordFile.SEGMENT_SHIFT)] < 0) {
+            ByteBuffer b = prev.record(k);
+            byte[] copy = new byte[b.remaining()];
+            b.get(copy);
+            put(k, out.append(copy, 0, copy.length), copy.length);
+          }
+        }
+      }
+    }
+
+    /** Key {@code key}'s record in the new file: {@code length} bytes at {@code start} (0, 0: none). */
+    void put(int key, long start, int length) {
+      if (n > 0 && keys[n - 1] >= key) throw new IllegalStateException("key " + key + " after key " + keys[n - 1]);
+      if (n == keys.length) {
+        keys = Arrays.copyOf(keys, 2 * n);
+        starts = Arrays.copyOf(starts, 2 * n);
+        lengths = Arrays.copyOf(lengths, 2 * n);
+      }
+      keys[n] = key;
+      starts[n] = start;
+      lengths[n++] = length;
+    }
+
+    @Override
+    public void starts(int from, int count, long[] into) {
+      int have = window(from, count);
+      for (int j = 0; j < have; j++) {
+        long s = windowStarts[j];
+        into[j] = windowLengths[j] == 0 || gone.test(from + j) ? 0
+            : (long) segMap[(int) (s >>> RecordFile.SEGMENT_SHIFT)] << RecordFile.SEGMENT_SHIFT | (s & RecordFile.OFFSET_MASK);
+      }
+      Arrays.fill(into, have, count, 0L);
+      for (int i = firstWritten(from); i < n && keys[i] < from + count; i++) into[keys[i] - from] = starts[i];
+    }
+
+    @Override
+    public void lengths(int from, int count, int[] into) {
+      int have = window(from, count);
+      for (int j = 0; j < have; j++) into[j] = gone.test(from + j) ? 0 : windowLengths[j];
+      Arrays.fill(into, have, count, 0);
+      for (int i = firstWritten(from); i < n && keys[i] < from + count; i++) into[keys[i] - from] = lengths[i];
+    }
+
+    /** Reads prev's keys from {@code from} ({@code count} at most, those prev has) into the window; returns how many. */
+    private int window(int from, int count) {
+      int have = Math.max(0, Math.min(count, prev.keyCount() - from));
+      if (have == 0) return 0;
+      try {
+        if (ch == null) ch = java.nio.channels.FileChannel.open(prev.path(), java.nio.file.StandardOpenOption.READ);
+        prev.keysInto(ch, buf, from, have, windowStarts, windowLengths);
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+      return have;
+    }
+
+    @Override
+    public void close() throws IOException {
+      if (ch != null) ch.close();
+    }
+
+    /** The index in {@link #keys} of the first key at or after {@code key}. */
+    private int firstWritten(int key) {
+      int i = Arrays.binarySearch(keys, 0, n, key);
+      return i >= 0 ? i : -i - 1;
+    }
   }
 
-  /** As {@link #reuse(RecordFile, int, int[], RecordFileWriter)}, given the record's raw start. */
-  private static long reuse(RecordFile prev, int k, long start, int[] segMap, RecordFileWriter out) throws IOException {
-    int seg = (int) (start >>> RecordFile.SEGMENT_SHIFT);
-    int to = segMap[seg];
-    if (to >= 0) return ((long) to << RecordFile.SEGMENT_SHIFT) | (start & RecordFile.OFFSET_MASK);
-    ByteBuffer b = prev.record(k);
-    byte[] copy = new byte[b.remaining()];
-    b.get(copy);
-    return out.append(copy, 0, copy.length);
+  @FunctionalInterface
+  private interface KeyVisitor {
+    void visit(int key) throws IOException;
   }
 
   /** files.bin, changelogs.bin or content.bin: kept records reused, the added packages' appended. */
   private static int perPackage(RecordFile prev, Path dir, String file, Segments seg, boolean[] gone, int oldMax,
       List<byte[]> addedRecords, int live) throws IOException {
     int newMax = oldMax + addedRecords.size();
-    long[] starts = new long[newMax + 1];
-    int[] lengths = new int[newMax + 1];
     int written = 0;
-    try (RecordFileWriter out = new RecordFileWriter(dir.resolve(file))) {
-      int[] segMap = seg.link(prev, file, out);
-      long[] prevStarts = prev.starts();
-      int[] prevLengths = prev.lengths();
-      for (int k = 1; k <= oldMax && k < prevLengths.length; k++) {
-        int len = prevLengths[k];
-        if (len == 0 || gone[k]) continue;
-        starts[k] = reuse(prev, k, prevStarts[k], segMap, out);
-        lengths[k] = len;
-      }
+    try (RecordFileWriter out = new RecordFileWriter(dir.resolve(file));
+        Reused table = new Reused(prev, seg.link(prev, file, out), k -> k > oldMax || gone[k])) {
+      table.each(1, oldMax, java.util.Collections.emptyNavigableSet(), out, k -> {});
       for (int i = 0; i < addedRecords.size(); i++) {
         byte[] r = addedRecords.get(i);
         if (r == null) continue;
-        starts[oldMax + 1 + i] = out.append(r, 0, r.length);
-        lengths[oldMax + 1 + i] = r.length;
+        table.put(oldMax + 1 + i, out.append(r, 0, r.length), r.length);
         written++;
       }
       out.liveCount(live);
-      @SuppressWarnings("unchecked")
-      Map<String, Integer>[] none = new Map[0];
-      out.finish(starts, lengths, newMax + 1, none);
+      out.finish(table, newMax + 1, new RecordFileWriter.Names[0]);
     }
     return written;
   }
@@ -667,46 +764,36 @@ public final class IndexUpdater {
       List<PackageMeta> added, int oldMax, JsonRecords json) throws IOException {
     RecordFile prev = prevIndex.packagesFile();
     int newMax = oldMax + added.size();
-    byte[][] tailOf = new byte[newMax + 1][]; // the new co-packages tail of each key whose record is rewritten
+    java.util.TreeMap<Integer, byte[]> tailOf = new java.util.TreeMap<>(); // the new co-packages tail of each key whose record is rewritten
     for (Map.Entry<String, int[]> e : affected.coKeys().entrySet()) {
       byte[] tail = json.packageTail(affected.coNames().get(e.getKey()));
-      for (int k : e.getValue()) tailOf[k] = tail;
+      for (int k : e.getValue()) tailOf.put(k, tail);
     }
     byte[] noSource = json.packageTail(List.of());
-    long[] starts = new long[newMax + 1];
-    int[] lengths = new int[newMax + 1];
-    int written = 0;
-    try (RecordFileWriter out = new RecordFileWriter(dir.resolve(IndexFiles.PACKAGES))) {
-      int[] segMap = seg.link(prev, IndexFiles.PACKAGES, out);
-      long[] prevStarts = prev.starts();
-      int[] prevLengths = prev.lengths();
-      for (int k = 1; k <= newMax; k++) {
-        boolean isNew = k > oldMax;
-        if (!isNew && (gone[k] || prevLengths[k] == 0)) continue;
-        if (!isNew && tailOf[k] == null) {
-          starts[k] = reuse(prev, k, prevStarts[k], segMap, out);
-          lengths[k] = prevLengths[k];
-          continue;
-        }
-        byte[] head;
-        if (isNew) {
-          JsonRecords.Bytes h = json.packageHead(added.get(k - oldMax - 1));
-          head = Arrays.copyOf(h.array(), h.length());
-        } else {
-          head = headOf(prev.record(k));
-        }
-        byte[] tail = tailOf[k] != null ? tailOf[k] : noSource;
-        starts[k] = out.append(head, 0, head.length);
+    int[] written = {0};
+    try (RecordFileWriter out = new RecordFileWriter(dir.resolve(IndexFiles.PACKAGES));
+        Reused table = new Reused(prev, seg.link(prev, IndexFiles.PACKAGES, out), k -> k > oldMax || gone[k])) {
+      table.each(1, oldMax, tailOf.navigableKeySet(), out, k -> {
+        byte[] tail = tailOf.get(k);
+        if (gone[k] || prev.length(k) == 0) return;
+        byte[] head = headOf(prev.record(k));
+        table.put(k, out.append(head, 0, head.length), head.length + tail.length);
         out.append(tail, 0, tail.length);
-        lengths[k] = head.length + tail.length;
-        written++;
+        written[0]++;
+      });
+      for (int k = oldMax + 1; k <= newMax; k++) {
+        JsonRecords.Bytes h = json.packageHead(added.get(k - oldMax - 1));
+        byte[] tail = tailOf.getOrDefault(k, noSource);
+        table.put(k, out.append(h.array(), 0, h.length()), h.length() + tail.length);
+        out.append(tail, 0, tail.length);
+        written[0]++;
       }
       out.liveCount(live);
       RecordFileWriter.Names[] maps = {patchedMap(prev, IndexFiles.BY_NAME, affected.names()),
           patchedMap(prev, IndexFiles.BY_SOURCE, affected.sources()), patchedMap(prev, IndexFiles.BY_LOCATION, affected.locations())};
-      out.finish(starts, lengths, newMax + 1, maps);
+      out.finish(table, newMax + 1, maps);
     }
-    return written;
+    return written[0];
   }
 
   /** A /pkg record without its co-packages tail: the tail starts at the last {@code ,"co-packages":[} (names inside it are JSON strings, their quotes escaped). */
@@ -773,49 +860,39 @@ public final class IndexUpdater {
       if (!existing.containsKey(e.getKey()) && e.getValue().length > 0) fresh.add(e.getKey());
     }
     int total = prevRecords + fresh.size();
-    long[] starts = new long[total];
-    int[] lengths = new int[total];
-    boolean[] dropped = new boolean[total];
-    int[][] replaced = new int[prevRecords][];
-    int written = 0;
-    try (RecordFileWriter out = new RecordFileWriter(dir.resolve(IndexFiles.DEPS))) {
-      int[] segMap = seg.link(prev, IndexFiles.DEPS, out);
-      for (Map.Entry<String, Integer> e : existing.entrySet()) {
-        int[] keys = changed.get(e.getKey());
-        if (keys.length == 0) dropped[e.getValue()] = true;
-        else replaced[e.getValue()] = keys;
-      }
-      ByteBuffer buf = ByteBuffer.allocate(1 << 12).order(ByteOrder.LITTLE_ENDIAN);
-      long[] prevStarts = prev.starts();
-      int[] prevLengths = prev.lengths();
-      for (int r = 0; r < prevRecords; r++) {
-        int[] keys = replaced[r];
-        if (keys != null) {
-          buf = ints(buf, keys);
-          starts[r] = out.append(buf.array(), 0, 4 * keys.length);
-          lengths[r] = 4 * keys.length;
-          written++;
-        } else if (!dropped[r] && prevLengths[r] > 0) {
-          starts[r] = reuse(prev, r, prevStarts[r], segMap, out);
-          lengths[r] = prevLengths[r];
+    java.util.TreeMap<Integer, int[]> replaced = new java.util.TreeMap<>(); // a previous record -> its new keys (none: the name leaves)
+    for (Map.Entry<String, Integer> e : existing.entrySet()) replaced.put(e.getValue(), changed.get(e.getKey()));
+    Set<Integer> dropped = new HashSet<>();
+    int[] written = {0};
+    try (RecordFileWriter out = new RecordFileWriter(dir.resolve(IndexFiles.DEPS));
+        Reused table = new Reused(prev, seg.link(prev, IndexFiles.DEPS, out), r -> r >= prevRecords)) {
+      ByteBuffer[] buf = {ByteBuffer.allocate(1 << 12).order(ByteOrder.LITTLE_ENDIAN)};
+      table.each(0, prevRecords - 1, replaced.navigableKeySet(), out, r -> {
+        int[] keys = replaced.get(r);
+        if (keys.length == 0) {
+          dropped.add(r);
+          table.put(r, 0, 0);
+        } else {
+          buf[0] = ints(buf[0], keys);
+          table.put(r, out.append(buf[0].array(), 0, 4 * keys.length), 4 * keys.length);
+          written[0]++;
         }
-      }
+      });
       List<byte[]> freshNames = new ArrayList<>();
       int[] freshKeys = new int[fresh.size()];
       for (int i = 0; i < fresh.size(); i++) {
         int[] keys = changed.get(fresh.get(i));
-        buf = ints(buf, keys);
-        starts[prevRecords + i] = out.append(buf.array(), 0, 4 * keys.length);
-        lengths[prevRecords + i] = 4 * keys.length;
+        buf[0] = ints(buf[0], keys);
+        table.put(prevRecords + i, out.append(buf[0].array(), 0, 4 * keys.length), 4 * keys.length);
         freshNames.add(bytes(fresh.get(i)));
         freshKeys[i] = prevRecords + i;
-        written++;
+        written[0]++;
       }
       // names no package has any more keep their (now empty) record in a copied map; a rewritten one leaves them out
-      RecordFileWriter.Names map = new RecordFileWriter.PatchedMap(prev, 0, freshNames, freshKeys, r -> r < dropped.length && dropped[r]);
-      out.finish(starts, lengths, total, new RecordFileWriter.Names[] {map});
+      RecordFileWriter.Names map = new RecordFileWriter.PatchedMap(prev, 0, freshNames, freshKeys, dropped::contains);
+      out.finish(table, total, new RecordFileWriter.Names[] {map});
     }
-    return written;
+    return written[0];
   }
 
   /**

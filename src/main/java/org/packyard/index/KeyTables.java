@@ -4,11 +4,11 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
 
 /**
- * Arrays of little-endian numbers (a record file's key table, ranks.bin, orders.bin) written and
- * read through a small buffer, a bulk copy per 64 KiB. A table is megabytes at 100,000 packages (12
+ * Arrays of little-endian numbers (a record file's key table, ranks.bin, orders.bin) written
+ * through a small buffer, a bulk copy per 64 KiB (or, for a table given key by key, 64 KiB
+ * of keys at a time). A table is megabytes at 100,000 packages (12
  * bytes a key; deps.bin has a key per dependency name), and one heap buffer its size is a humongous
  * object for G1 (half a region or more: 512 KiB at the shipped heap), allocated straight into the
  * old generation, where each one counts toward starting a marking cycle: a hosted publish at
@@ -46,17 +46,37 @@ final class KeyTables {
     write(out, count, 4, v.length, (b, i, n) -> b.asIntBuffer().put(v, i, n));
   }
 
-  /** Fills {@code out} with the longs at {@code pos} of {@code ch}. */
-  static void readLongs(FileChannel ch, long pos, long[] out, String what) throws IOException {
-    read(ch, pos, out.length, 8, what, (b, i, n) -> b.asLongBuffer().get(out, i, n));
+  /** Values given a window at a time: the {@code count} from {@code from} into {@code into}'s first elements. */
+  @FunctionalInterface
+  interface LongWindows {
+    void get(int from, int count, long[] into);
   }
 
-  /** Fills {@code out} with the ints at {@code pos} of {@code ch}. */
-  static void readInts(FileChannel ch, long pos, int[] out, String what) throws IOException {
-    read(ch, pos, out.length, 4, what, (b, i, n) -> b.asIntBuffer().get(out, i, n));
+  /** As {@link LongWindows}, of ints. */
+  @FunctionalInterface
+  interface IntWindows {
+    void get(int from, int count, int[] into);
   }
 
-  /** Moves the values {@code from} to {@code from + n} of an array between it and {@code b}. */
+  /** Writes {@code count} longs, given by {@code v} {@link #CHUNK} bytes' worth at a time in increasing order. */
+  static void writeLongs(OutputStream out, int count, LongWindows v) throws IOException {
+    long[] w = new long[CHUNK / 8];
+    write(out, count, 8, count, (b, i, n) -> {
+      v.get(i, n, w);
+      b.asLongBuffer().put(w, 0, n);
+    });
+  }
+
+  /** Writes {@code count} ints, given by {@code v} {@link #CHUNK} bytes' worth at a time in increasing order. */
+  static void writeInts(OutputStream out, int count, IntWindows v) throws IOException {
+    int[] w = new int[CHUNK / 4];
+    write(out, count, 4, count, (b, i, n) -> {
+      v.get(i, n, w);
+      b.asIntBuffer().put(w, 0, n);
+    });
+  }
+
+  /** Puts the values {@code from} to {@code from + n} into {@code b}, from its start. */
   private interface Values {
     void move(ByteBuffer b, int from, int n);
   }
@@ -67,28 +87,11 @@ final class KeyTables {
     for (int i = 0; i < count;) {
       int n = Math.min(count - i, CHUNK / width), taken = Math.max(0, Math.min(n, have - i));
       b.clear();
-      values.move(b, i, taken);
+      if (taken > 0) values.move(b, i, taken);
       java.util.Arrays.fill(b.array(), width * taken, width * n, (byte) 0);
       out.write(b.array(), 0, width * n);
       i += n;
     }
-  }
-
-  /** Reads {@code count} values of {@code width} bytes from {@code pos} into {@code values}. */
-  private static void read(FileChannel ch, long pos, int count, int width, String what, Values values) throws IOException {
-    ByteBuffer b = buffer();
-    for (int i = 0; i < count;) {
-      int n = Math.min(count - i, CHUNK / width);
-      fill(ch, pos + (long) width * i, b, width * n, what);
-      values.move(b, i, n);
-      i += n;
-    }
-  }
-
-  private static void fill(FileChannel ch, long pos, ByteBuffer b, int len, String what) throws IOException {
-    b.clear().limit(len);
-    while (b.hasRemaining()) if (ch.read(b, pos + b.position()) < 0) throw new IOException(what + " is truncated");
-    b.flip();
   }
 
   private static ByteBuffer buffer() {

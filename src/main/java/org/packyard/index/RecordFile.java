@@ -134,6 +134,26 @@ public final class RecordFile implements AutoCloseable {
     return segmentNames;
   }
 
+  /**
+   * The raw starts ({@link #start}) and lengths ({@link #length}) of the {@code n} keys from
+   * {@code from} (all below {@link #keyCount}) into the first {@code n} elements of {@code starts}
+   * and {@code lengths}, read through {@code ch} (this file, opened by the caller) into {@code buf}
+   * (8n bytes or more): not through the mapping, whose pages a publish touches for the first time
+   * (the previous snapshot's key tables are read whole only here) and whose page faults made
+   * reading it slower than copying it from the page cache.
+   */
+  void keysInto(FileChannel ch, ByteBuffer buf, int from, int n, long[] starts, int[] lengths) throws java.io.IOException {
+    if (from < 0 || n < 0 || (long) from + n > keyCount || buf.capacity() < 8L * n) throw new IndexOutOfBoundsException(from + "+" + n);
+    read(ch, buf.order(ByteOrder.LITTLE_ENDIAN), startsPos + 8L * from, 8 * n).asLongBuffer().get(starts, 0, n);
+    read(ch, buf, lengthsPos + 4L * from, 4 * n).asIntBuffer().get(lengths, 0, n);
+  }
+
+  private ByteBuffer read(FileChannel ch, ByteBuffer buf, long pos, int len) throws java.io.IOException {
+    buf.clear().limit(len);
+    while (buf.hasRemaining()) if (ch.read(buf, pos + buf.position()) < 0) throw new java.io.IOException(path + " is truncated");
+    return buf.flip();
+  }
+
   /** The raw start of key {@code key}'s record (segment in the top byte), and its length in the low 32 bits of {@link #length}. */
   long start(int key) {
     return getLong(startsPos + 8L * key);
@@ -142,24 +162,6 @@ public final class RecordFile implements AutoCloseable {
   /** The length of key {@code key}'s record, 0 for none. */
   int length(int key) {
     return key < 0 || key >= keyCount ? 0 : getInt(lengthsPos + 4L * key);
-  }
-
-  /** Every key's raw start ({@link #start}), read in one go. */
-  long[] starts() throws java.io.IOException {
-    long[] out = new long[keyCount];
-    try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
-      KeyTables.readLongs(ch, startsPos, out, path.toString());
-    }
-    return out;
-  }
-
-  /** Every key's record length ({@link #length}), read in one go. */
-  int[] lengths() throws java.io.IOException {
-    int[] out = new int[keyCount];
-    try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
-      KeyTables.readInts(ch, lengthsPos, out, path.toString());
-    }
-    return out;
   }
 
   /** The longest record, here or in a segment. */

@@ -100,6 +100,11 @@ final class RecordFileWriter implements AutoCloseable {
     finish(starts, lengths, keyCount, names);
   }
 
+  @FunctionalInterface
+  private interface TableWriter {
+    void write() throws IOException;
+  }
+
   /** A name map to write: its size, and its entries as UTF-8 byte ranges with their keys. */
   interface Names {
     int size();
@@ -347,11 +352,39 @@ final class RecordFileWriter implements AutoCloseable {
 
   /** As {@link #finish(long[], int[], int, Map[])}, the maps given as {@link Names}. */
   void finish(long[] starts, int[] lengths, int keyCount, Names[] maps) throws IOException {
+    finish(keyCount, maps, () -> {
+      // in bulk copies (not a loop the JIT must first compile): hundreds of thousands of keys in a full build
+      KeyTables.writeLongs(out, starts, keyCount);
+      KeyTables.writeInts(out, lengths, keyCount);
+    });
+  }
+
+  /**
+   * A key table given a window of keys at a time (in increasing order, the starts first, then the
+   * lengths), for a file whose table is mostly another file's: no array the size of the table on
+   * the heap.
+   */
+  interface KeyTable {
+    /** Puts into {@code into}'s first {@code count} elements where the records of keys {@code from} on start ({@link RecordFile#start}'s raw form; 0 for none). */
+    void starts(int from, int count, long[] into);
+
+    /** Puts into {@code into}'s first {@code count} elements the lengths of the records of keys {@code from} on (0 for none). */
+    void lengths(int from, int count, int[] into);
+  }
+
+  /** As {@link #finish(long[], int[], int, Names[])}, with the key table given as a {@link KeyTable}. */
+  void finish(KeyTable table, int keyCount, Names[] maps) throws IOException {
+    finish(keyCount, maps, () -> {
+      KeyTables.writeLongs(out, keyCount, table::starts);
+      KeyTables.writeInts(out, keyCount, table::lengths);
+    });
+  }
+
+  /** Writes the key table ({@code keyCount} keys, by {@code table}), then the maps, the segments and the header. */
+  private void finish(int keyCount, Names[] maps, TableWriter table) throws IOException {
     if (maps.length > RecordFile.MAX_MAPS) throw new IllegalArgumentException("too many maps: " + maps.length);
     long startsPos = position;
-    // in bulk copies (not a loop the JIT must first compile): hundreds of thousands of keys each publish
-    KeyTables.writeLongs(out, starts, keyCount);
-    KeyTables.writeInts(out, lengths, keyCount);
+    table.write();
     position += 12L * keyCount;
     long mapsPos = position;
     for (Names map : maps) {

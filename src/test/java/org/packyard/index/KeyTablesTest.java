@@ -1,19 +1,13 @@
 package org.packyard.index;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Tables cross several buffers' worth of keys byte for byte, as one little-endian array would. */
 class KeyTablesTest {
@@ -34,24 +28,26 @@ class KeyTablesTest {
   }
 
   @Test
-  void read_backFromAnOffset(@TempDir Path dir) throws IOException {
+  void givenByWindows_asTheArrayWouldBe() throws IOException {
     long[] longs = new Random(3).longs(KEYS).toArray();
     int[] ints = new Random(4).ints(KEYS).toArray();
-    Path f = dir.resolve("table");
-    try (var out = Files.newOutputStream(f)) {
-      out.write(new byte[] {1, 2, 3}); // the tables need not start on a boundary
-      KeyTables.writeLongs(out, longs, KEYS);
-      KeyTables.writeInts(out, ints, KEYS);
-    }
-    long[] l = new long[KEYS];
-    int[] n = new int[KEYS];
-    try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ)) {
-      KeyTables.readLongs(ch, 3, l, "table");
-      KeyTables.readInts(ch, 3 + 8L * KEYS, n, "table");
-      assertThatThrownBy(() -> KeyTables.readInts(ch, 3 + 8L * KEYS + 4, new int[KEYS], "the table"))
-          .isInstanceOf(IOException.class).hasMessage("the table is truncated");
-    }
-    assertThat(l).isEqualTo(longs);
-    assertThat(n).isEqualTo(ints);
+    ByteArrayOutputStream array = new ByteArrayOutputStream(), byWindows = new ByteArrayOutputStream();
+    KeyTables.writeLongs(array, longs, KEYS);
+    KeyTables.writeInts(array, ints, KEYS);
+    int[] next = {0, 0};
+    KeyTables.writeLongs(byWindows, KEYS, (from, count, into) -> {
+      assertThat(from).isEqualTo(next[0]); // in increasing order, each key once
+      assertThat(count).isBetween(1, KeyTables.CHUNK / 8);
+      next[0] += count;
+      System.arraycopy(longs, from, into, 0, count);
+    });
+    KeyTables.writeInts(byWindows, KEYS, (from, count, into) -> {
+      assertThat(from).isEqualTo(next[1]);
+      assertThat(count).isBetween(1, KeyTables.CHUNK / 4);
+      next[1] += count;
+      System.arraycopy(ints, from, into, 0, count);
+    });
+    assertThat(next).containsExactly(KEYS, KEYS);
+    assertThat(byWindows.toByteArray()).isEqualTo(array.toByteArray());
   }
 }
