@@ -379,10 +379,7 @@ public final class IndexBuilder {
               : tails.computeIfAbsent(src, s -> json.packageTail(new ArrayList<>(new LinkedHashSet<>(coPackages.get(s)))));
           int len = headLength[k];
           if (scratch.length < len) scratch = new byte[Integer.highestOneBit(len) << 1];
-          ByteBuffer dst = ByteBuffer.wrap(scratch, 0, len);
-          while (dst.hasRemaining()) {
-            if (ch.read(dst, headStart[k] + dst.position()) < 0) throw new IOException("heads.tmp is short");
-          }
+          RecordFile.readFully(ch, ByteBuffer.wrap(scratch, 0, len), headStart[k], "heads.tmp is short");
           starts[k] = out.append(scratch, 0, len);
           out.append(tail, 0, tail.length);
           lengths[k] = len + tail.length;

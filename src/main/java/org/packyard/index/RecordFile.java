@@ -149,9 +149,18 @@ public final class RecordFile implements AutoCloseable {
   }
 
   private ByteBuffer read(FileChannel ch, ByteBuffer buf, long pos, int len) throws java.io.IOException {
-    buf.clear().limit(len);
-    while (buf.hasRemaining()) if (ch.read(buf, pos + buf.position()) < 0) throw new java.io.IOException(path + " is truncated");
-    return buf.flip();
+    return readFully(ch, buf.clear().limit(len), pos, path + " is truncated");
+  }
+
+  /**
+   * Fills {@code b} from its position to its limit with the bytes of {@code ch} from {@code pos}
+   * on, and returns it flipped; an {@link java.io.IOException} saying {@code whenShort} when the
+   * file ends first.
+   */
+  static ByteBuffer readFully(FileChannel ch, ByteBuffer b, long pos, String whenShort) throws java.io.IOException {
+    long at = pos - b.position();
+    while (b.hasRemaining()) if (ch.read(b, at + b.position()) < 0) throw new java.io.IOException(whenShort);
+    return b.flip();
   }
 
   /** The raw start of key {@code key}'s record (segment in the top byte), and its length in the low 32 bits of {@link #length}. */

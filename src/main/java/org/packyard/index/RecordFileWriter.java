@@ -299,8 +299,7 @@ final class RecordFileWriter implements AutoCloseable {
         }
       } else {
         if (b == null) b = ByteBuffer.allocate(BLOCK);
-        b.clear().limit(n);
-        while (b.hasRemaining()) if (from.read(b, start + at + b.position()) < 0) throw new IOException("a record file ends inside its map");
+        RecordFile.readFully(from, b.clear().limit(n), start + at, "a record file ends inside its map");
         for (Map.Entry<Long, byte[]> e : touching.entrySet()) {
           for (int j = 0; j < e.getValue().length; j++) {
             long p = e.getKey() + j - at;
@@ -545,7 +544,7 @@ final class RecordFileWriter implements AutoCloseable {
     ByteBuffer len = ByteBuffer.allocate(2).order(ByteOrder.LITTLE_ENDIAN);
     entries.read(len, off);
     ByteBuffer name = ByteBuffer.allocate(len.getShort(0) & 0xFFFF);
-    while (name.hasRemaining()) if (entries.read(name, off + 2 + name.position()) < 0) throw new IOException("entries end early");
+    RecordFile.readFully(entries, name, off + 2, "entries end early");
     return name.array();
   }
 
