@@ -657,7 +657,7 @@ public final class IndexUpdater {
       }
       int next = visits.hasNext() ? visits.next() : Integer.MAX_VALUE;
       for (int w = from; w <= to; w += WINDOW) {
-        int count = Math.min(WINDOW, to - w + 1), have = window(w, count);
+        int count = Math.min(WINDOW, to - w + 1), have = window(w, count, true);
         for (int j = 0; j < count; j++) {
           int k = w + j;
           if (k == next) {
@@ -688,7 +688,7 @@ public final class IndexUpdater {
 
     @Override
     public void starts(int from, int count, long[] into) {
-      int have = window(from, count);
+      int have = window(from, count, true);
       for (int j = 0; j < have; j++) {
         long s = windowStarts[j];
         into[j] = windowLengths[j] == 0 || gone.test(from + j) ? 0
@@ -700,19 +700,23 @@ public final class IndexUpdater {
 
     @Override
     public void lengths(int from, int count, int[] into) {
-      int have = window(from, count);
+      int have = window(from, count, false);
       for (int j = 0; j < have; j++) into[j] = gone.test(from + j) ? 0 : windowLengths[j];
       Arrays.fill(into, have, count, 0);
       for (int i = firstWritten(from); i < n && keys[i] < from + count; i++) into[keys[i] - from] = lengths[i];
     }
 
-    /** Reads prev's keys from {@code from} ({@code count} at most, those prev has) into the window; returns how many. */
-    private int window(int from, int count) {
+    /**
+     * Reads the lengths of prev's keys from {@code from} ({@code count} at most, those prev has)
+     * into the window, and with {@code starts} their starts too; returns how many.
+     */
+    private int window(int from, int count, boolean starts) {
       int have = Math.max(0, Math.min(count, prev.keyCount() - from));
       if (have == 0) return 0;
       try {
         if (ch == null) ch = java.nio.channels.FileChannel.open(prev.path(), java.nio.file.StandardOpenOption.READ);
-        prev.keysInto(ch, buf, from, have, windowStarts, windowLengths);
+        if (starts) prev.keysInto(ch, buf, from, have, windowStarts, windowLengths);
+        else prev.lengthsInto(ch, buf, from, have, windowLengths);
       } catch (IOException e) {
         throw new java.io.UncheckedIOException(e);
       }

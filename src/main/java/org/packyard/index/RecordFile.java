@@ -145,7 +145,13 @@ public final class RecordFile implements AutoCloseable {
   void keysInto(FileChannel ch, ByteBuffer buf, int from, int n, long[] starts, int[] lengths) throws java.io.IOException {
     if (from < 0 || n < 0 || (long) from + n > keyCount || buf.capacity() < 8L * n) throw new IndexOutOfBoundsException(from + "+" + n);
     read(ch, buf.order(ByteOrder.LITTLE_ENDIAN), startsPos + 8L * from, 8 * n).asLongBuffer().get(starts, 0, n);
-    read(ch, buf, lengthsPos + 4L * from, 4 * n).asIntBuffer().get(lengths, 0, n);
+    lengthsInto(ch, buf, from, n, lengths);
+  }
+
+  /** As {@link #keysInto}, the lengths alone ({@code buf} of 4n bytes or more). */
+  void lengthsInto(FileChannel ch, ByteBuffer buf, int from, int n, int[] lengths) throws java.io.IOException {
+    if (from < 0 || n < 0 || (long) from + n > keyCount || buf.capacity() < 4L * n) throw new IndexOutOfBoundsException(from + "+" + n);
+    read(ch, buf.order(ByteOrder.LITTLE_ENDIAN), lengthsPos + 4L * from, 4 * n).asIntBuffer().get(lengths, 0, n);
   }
 
   private ByteBuffer read(FileChannel ch, ByteBuffer buf, long pos, int len) throws java.io.IOException {
